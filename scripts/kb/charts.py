@@ -1,0 +1,60 @@
+"""Static SVG bar charts drawn at build time from KB records: no JavaScript, no external asset."""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .load import Record
+
+HARDWARE_FIELDS = {"hbm_gib": ("HBM per chip", "GiB"), "bf16_tflops": ("bf16 peak per chip", "TFLOP/s")}
+
+_W, _BAR_H, _GAP, _LABEL_W, _VALUE_W = 640, 26, 10, 230, 120
+
+
+def _fmt(value: float) -> str:
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
+
+
+def bar_chart(title: str, bars: list[tuple[str, float, str]]) -> str:
+    """Horizontal bars: (label, value, value text). Returns one block of HTML with no blank lines."""
+    top = max((v for _, v, _ in bars), default=0) or 1
+    plot_w = _W - _LABEL_W - _VALUE_W
+    height = 36 + len(bars) * (_BAR_H + _GAP)
+    esc = html.escape
+    slug = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-")
+    parts = [
+        f'<div class="kb-chart"><svg xmlns="http://www.w3.org/2000/svg" role="img" '
+        f'aria-labelledby="chart-{slug}" viewBox="0 0 {_W} {height}" width="100%" style="max-width:{_W}px">',
+        f'<title id="chart-{slug}">{esc(title)}</title>',
+        f'<text x="0" y="18" class="kb-chart__title">{esc(title)}</text>',
+    ]
+    for i, (label, value, shown) in enumerate(bars):
+        y = 32 + i * (_BAR_H + _GAP)
+        w = max(1.0, plot_w * value / top)
+        parts.append(f'<text x="{_LABEL_W - 8}" y="{y + _BAR_H * 0.68:.1f}" text-anchor="end" class="kb-chart__label">{esc(label)}</text>')
+        parts.append(f'<rect x="{_LABEL_W}" y="{y}" width="{w:.1f}" height="{_BAR_H}" class="kb-chart__bar"><title>{esc(label)}: {esc(shown)}</title></rect>')
+        parts.append(f'<text x="{_LABEL_W + w + 6:.1f}" y="{y + _BAR_H * 0.68:.1f}" class="kb-chart__value">{esc(shown)}</text>')
+    parts.append("</svg></div>")
+    return "".join(parts)
+
+
+def figures_chart(records: list["Record"], title: str) -> str:
+    """One bar per figure, labelled by its distinguishing conditions."""
+    bars = []
+    for rec in records:
+        f = rec.model
+        c = f.conditions  # type: ignore[attr-defined]
+        label = f"seq {c.seq_len:,}" if c.seq_len is not None else (c.model or f.metric)  # type: ignore[attr-defined]
+        if c.workload:
+            label += f", {c.workload}"
+        tilde = "~" if f.approx else ""  # type: ignore[attr-defined]
+        bars.append((label, f.value, f"{tilde}{_fmt(f.value)} {f.unit} ({f.status})"))  # type: ignore[attr-defined]
+    return bar_chart(title, bars)
+
+
+def hardware_chart(records: list["Record"], field: str) -> str:
+    name, unit = HARDWARE_FIELDS[field]
+    bars = [(rec.model.name, getattr(rec.model, field), f"{_fmt(getattr(rec.model, field))} {unit}") for rec in records]  # type: ignore[attr-defined]
+    return bar_chart(f"{name} by TPU generation ({unit})", bars)

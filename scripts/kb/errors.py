@@ -1,0 +1,30 @@
+"""Problems are values with a location; one formatter prints them all."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """One thing wrong, at ``path:line``: what is wrong and what was expected."""
+
+    path: str
+    line: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}: {self.message}"
+
+
+class KBError(Exception):
+    """Raised with every problem of a run, so they can be listed together."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(set(problems))
+        super().__init__(format_problems(self.problems))
+
+
+def format_problems(problems: list[Problem]) -> str:
+    """All problems, sorted by file and line, one per line."""
+    return "\n".join(str(p) for p in sorted(set(problems)))

@@ -1,0 +1,161 @@
+"""Load the KB tables from ``docs/data/`` into typed records that remember their file and line."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .errors import KBError, Problem
+from .schema import TABLES, Model
+from .yamlload import Located, YAMLProblem, load_file
+
+
+@dataclass(frozen=True)
+class Record:
+    """A validated row, with the file and line of the row and of each of its fields."""
+
+    table: str
+    index: int
+    model: Model
+    path: str
+    located: Located
+
+    @property
+    def id(self) -> str:
+        return self.model.id  # type: ignore[attr-defined]
+
+    @property
+    def line(self) -> int:
+        return self.located.line((self.index,))
+
+    def line_of(self, *field_path: Any) -> int:
+        """The line of a field (e.g. ``line_of("sources", 0, "id")``)."""
+        return self.located.line((self.index, *field_path))
+
+    def where(self, *field_path: Any) -> str:
+        """``table[i].field`` for messages."""
+        parts = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in field_path)
+        return f"{self.table}[{self.index}]{parts}"
+
+
+@dataclass
+class KB:
+    """Every table, by name, as lists of records, plus an index by id."""
+
+    root: Path
+    tables: dict[str, list[Record]] = field(default_factory=dict)
+
+    def get(self, table: str, record_id: str) -> Record | None:
+        for rec in self.tables.get(table, []):
+            if rec.id == record_id:
+                return rec
+        return None
+
+    def index(self, table: str) -> dict[str, Record]:
+        return {rec.id: rec for rec in self.tables.get(table, [])}
+
+
+def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
+    """Load every table; raise KBError listing all problems found in all files."""
+    shown_root = shown_root or data_dir.parent.parent
+    kb = KB(data_dir)
+    problems: list[Problem] = []
+    for name in TABLES:
+        path = data_dir / f"{name}.yml"
+        shown = _shown(path, shown_root)
+        if not path.is_file():
+            problems.append(Problem(shown, 1, f"table '{name}' is missing (expected the file {name}.yml)"))
+            continue
+        records, found = load_table(name, path, shown)
+        kb.tables[name] = records
+        problems += found
+    extra = sorted(p for p in data_dir.glob("*.y*ml") if p.stem not in TABLES)
+    for path in extra:
+        problems.append(Problem(_shown(path, shown_root), 1,
+                                f"unknown table '{path.stem}' (expected one of: {', '.join(TABLES)})"))
+    if problems:
+        raise KBError(problems)
+    return kb
+
+
+def load_table(name: str, path: Path, shown: str) -> tuple[list[Record], list[Problem]]:
+    """Parse and validate one table file; never raises for bad input."""
+    try:
+        located = load_file(path, shown)
+    except YAMLProblem as exc:
+        return [], [exc.problem]
+    if not isinstance(located.data, list):
+        return [], [Problem(shown, located.line(()), f"top level is a {_kind(located.data)} (expected a list of records, each starting with '- ')")]
+    model = TABLES[name]
+    records: list[Record] = []
+    problems: list[Problem] = []
+    for i, row in enumerate(located.data):
+        if not isinstance(row, dict):
+            problems.append(Problem(shown, located.line((i,)), f"{name}[{i}] is a {_kind(row)} (expected a mapping of fields)"))
+            continue
+        try:
+            rec = model.model_validate(row)
+        except ValidationError as exc:
+            for err in exc.errors():
+                problems.append(_problem(name, i, err, located, shown, model))
+            continue
+        records.append(Record(name, i, rec, shown, located))
+    return records, problems
+
+
+def _problem(table: str, i: int, err: dict, located: Located, shown: str, model: type[Model]) -> Problem:
+    loc = tuple(err["loc"])
+    where = f"{table}[{i}]" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
+    line = located.line((i, *loc))
+    kind, value = err["type"], err.get("input")
+    if kind == "missing":
+        msg = f"missing field '{loc[-1]}' (expected it to be set)"
+        where = where.rsplit(".", 1)[0]
+    elif kind == "extra_forbidden":
+        allowed = ", ".join(_fields_at(model, loc[:-1]))
+        msg = f"unknown key '{loc[-1]}' (expected one of: {allowed})"
+        where = where.rsplit(".", 1)[0]
+    elif kind == "literal_error":
+        msg = f"{value!r} is not allowed (expected one of: {err['ctx']['expected'].replace(chr(39), '')})"
+    elif kind == "value_error":
+        msg = str(err["ctx"]["error"])
+    else:
+        msg = f"{err['msg'].lower().replace('input should be', 'expected')}, got {_kind(value)} {value!r}"
+    return Problem(shown, line, f"{where}: {msg}")
+
+
+def _fields_at(model: type[Model], loc: tuple) -> list[str]:
+    """Field names of the (sub)model at ``loc``, for 'unknown key' messages."""
+    current: Any = model
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        info = current.model_fields.get(part)
+        if info is None:
+            return []
+        ann = info.annotation
+        for arg in (*getattr(ann, "__args__", ()), ann):
+            if isinstance(arg, type) and issubclass(arg, Model):
+                current = arg
+                break
+            inner = getattr(arg, "__args__", ())
+            sub = [a for a in inner if isinstance(a, type) and issubclass(a, Model)]
+            if sub:
+                current = sub[0]
+                break
+    return list(current.model_fields)
+
+
+def _kind(value: Any) -> str:
+    return {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "number",
+            float: "number", type(None): "empty value"}.get(type(value), type(value).__name__)
+
+
+def _shown(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

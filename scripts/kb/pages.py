@@ -1,0 +1,210 @@
+"""Page rules, checked on the Markdown sources with their lines: front matter, shortcodes,
+links and anchors between pages, images, and external URLs (each must be a registered source)."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote
+
+from .errors import Problem
+from .load import KB
+from .render import Ctx, abbreviations, render_markdown
+from .yamlload import YAMLProblem, parse
+
+_FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
+_MD_LINK = re.compile(r"(!?)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+_HTML_REF = re.compile(r"""<(?:a|img|script|link|iframe|source)\b[^>]*?\s(?:href|src)\s*=\s*["']([^"']+)["']""", re.I)
+_URL = re.compile(r"""https?://[^\s<>"'`)\]]+""")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
+_RAW_ID = re.compile(r"""\sid\s*=\s*["']([^"']+)["']""")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+@dataclass
+class Page:
+    """One Markdown page: its source, front matter and rendered body."""
+
+    src_uri: str
+    shown: str
+    text: str
+    meta: dict = field(default_factory=dict)
+    body: str = ""
+    body_line: int = 1
+    rendered: str = ""
+    anchors: set[str] = field(default_factory=set)
+
+
+def split_front_matter(text: str, shown: str) -> tuple[dict, str, int, list[Problem]]:
+    """(meta, body, first body line, problems). A page must start with front matter."""
+    m = _FRONT.match(text)
+    if not m:
+        return {}, text, 1, [Problem(shown, 1, "no front matter (expected a '---' block with 'reviewed: YYYY-MM-DD')")]
+    body_line = text.count("\n", 0, m.end()) + 1
+    try:
+        located = parse(m.group(1) or "", shown)
+    except YAMLProblem as exc:
+        p = exc.problem
+        msg = "front matter is empty" if "empty" in p.message else p.message
+        line = 1 if "empty" in p.message else p.line + 1
+        return {}, text[m.end():], body_line, [Problem(shown, line, msg + (" (expected 'reviewed: YYYY-MM-DD')" if "empty" in p.message else ""))]
+    meta = located.data if isinstance(located.data, dict) else {}
+    problems = []
+    reviewed = meta.get("reviewed")
+    if reviewed is None:
+        problems.append(Problem(shown, 1, "front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')"))
+    elif not (isinstance(reviewed, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", reviewed) and _real_date(reviewed)):
+        problems.append(Problem(shown, located.line(("reviewed",)) + 1,
+                                f"'reviewed: {reviewed}' is not an ISO date (expected YYYY-MM-DD)"))
+    return meta, text[m.end():], body_line, problems
+
+
+def _real_date(value: str) -> bool:
+    import datetime as dt
+    try:
+        dt.date.fromisoformat(value)
+        return True
+    except ValueError:
+        return False
+
+
+def slugify(value: str) -> str:
+    """Python-Markdown's toc slug of a heading's text."""
+    value = re.sub(r"<[^>]+>", "", value)
+    value = unicodedata.normalize("NFKD", value).encode("ascii", "ignore").decode("ascii")
+    value = re.sub(r"[^\w\s-]", "", value).strip().lower()
+    return re.sub(r"[-\s]+", "-", value)
+
+
+def heading_text(raw: str) -> str:
+    """The text a heading shows: links, code ticks and emphasis removed."""
+    raw = _ATTR_ID.sub("", raw)
+    raw = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", raw)
+    raw = raw.replace("`", "").replace("**", "").replace("&", "&amp;")
+    return raw
+
+
+def page_anchors(markdown: str) -> set[str]:
+    """Anchor ids a page will have: heading slugs (with toc's _1 suffixes), {#id} and raw id=."""
+    anchors: set[str] = set()
+    fence = None
+    for line in markdown.split("\n"):
+        m = _FENCE.match(line)
+        if fence:
+            if m and m.group(1)[0] == fence[0]:
+                fence = None
+            continue
+        if m:
+            fence = m.group(1)
+            continue
+        h = _HEADING.match(line)
+        if h:
+            explicit = _ATTR_ID.search(h.group(2))
+            slug = explicit.group(1) if explicit else slugify(heading_text(h.group(2)))
+            base, n = slug, 1
+            while slug in anchors:
+                slug = f"{base}_{n}"
+                n += 1
+            anchors.add(slug)
+        else:
+            for m2 in re.finditer(r"\{[^}]*#([\w-]+)[^}]*\}", line):
+                anchors.add(m2.group(1))
+        anchors.update(_RAW_ID.findall(line))
+    return anchors
+
+
+def load_pages(docs: Path, kb: KB, shown_root: Path) -> tuple[list[Page], list[Problem]]:
+    """Read and render every page under ``docs``."""
+    pages, problems = [], []
+    for path in sorted(docs.rglob("*.md")):
+        src_uri = path.relative_to(docs).as_posix()
+        shown = path.resolve().relative_to(shown_root.resolve()).as_posix()
+        try:
+            text = path.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raw = path.read_bytes()
+            problems.append(Problem(shown, raw[: exc.start].count(b"\n") + 1, "not valid UTF-8 (expected UTF-8 text)"))
+            continue
+        page = Page(src_uri, shown, text)
+        page.meta, page.body, page.body_line, found = split_front_matter(text, shown)
+        problems += found
+        page.rendered, found = render_markdown(page.body, Ctx(kb, src_uri), shown, page.body_line)
+        problems += found
+        page.anchors = page_anchors(page.rendered)
+        pages.append(page)
+    return pages, problems
+
+
+def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
+    """Links, anchors, images and external URLs of every page, with their lines."""
+    by_uri = {p.src_uri: p for p in pages}
+    urls = {s.model.url.rstrip("/") for s in kb.tables.get("sources", []) if s.model.url}  # type: ignore[attr-defined]
+    problems: list[Problem] = []
+    for page in pages:
+        fence = None
+        for n, line in enumerate(page.body.split("\n")):
+            lineno = page.body_line + n
+            m = _FENCE.match(line)
+            if fence:
+                if m and m.group(1)[0] == fence[0]:
+                    fence = None
+                problems += _external(line, lineno, page, urls)
+                continue
+            if m:
+                fence = m.group(1)
+                continue
+            problems += _external(line, lineno, page, urls)
+            code_free = re.sub(r"(`+).+?\1", "", line)
+            targets = [(t, bool(img)) for img, t in _MD_LINK.findall(code_free)]
+            targets += [(t, False) for t in _HTML_REF.findall(code_free)]
+            for target, _is_img in targets:
+                problems += _internal(target, lineno, page, by_uri, docs)
+    return problems
+
+
+def _external(line: str, lineno: int, page: Page, urls: set[str]) -> list[Problem]:
+    problems = []
+    for url in _URL.findall(line):
+        url = url.rstrip(".,;:")
+        if url.startswith("http://"):
+            problems.append(Problem(page.shown, lineno, f"external URL '{url}' is not https (expected a registered https source URL)"))
+        elif url.split("#")[0].rstrip("/") not in urls:
+            problems.append(Problem(page.shown, lineno, f"external URL '{url}' is not a registered source "
+                                    "(expected a url from docs/data/sources.yml; add the source there first)"))
+    return problems
+
+
+def _internal(target: str, lineno: int, page: Page, by_uri: dict[str, Page], docs: Path) -> list[Problem]:
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target, re.I) or target.startswith("//"):
+        return []  # external or mailto: handled by _external
+    path, _, anchor = target.partition("#")
+    path = unquote(path.split("?")[0])
+    if not path:
+        target_page: Page | None = page
+    else:
+        if path.startswith("/"):
+            return [Problem(page.shown, lineno, f"absolute link '{target}' (expected a path relative to this page)")]
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page.src_uri), path))
+        if resolved.startswith("../") or resolved == "..":
+            return [Problem(page.shown, lineno, f"link '{target}' leaves the docs folder (expected a page or file inside docs/)")]
+        if resolved.endswith(".md"):
+            target_page = by_uri.get(resolved)
+            if target_page is None:
+                return [Problem(page.shown, lineno, f"link to missing page '{target}' (expected docs/{resolved} to exist)")]
+        else:
+            if not (docs / resolved).is_file():
+                return [Problem(page.shown, lineno, f"link to missing file '{target}' (expected docs/{resolved} to exist)")]
+            return []
+    if anchor and anchor not in target_page.anchors:
+        return [Problem(page.shown, lineno, f"link to missing anchor '#{anchor}' in {target_page.src_uri} "
+                        "(expected a heading or id with that name)")]
+    return []
+
+
+def appendix(kb: KB) -> str:
+    """What the hook appends to every page (the glossary's abbreviations)."""
+    return abbreviations(kb)

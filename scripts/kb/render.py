@@ -1,0 +1,454 @@
+"""Shortcodes -> Markdown. Every value that comes from data is HTML-escaped.
+
+A shortcode is an HTML comment, ``<!-- kb:NAME args -->``. Unknown names, tables, filters and
+ids are problems with the page's path and line, never silently dropped. Shortcodes inside
+fenced code blocks and inline code are left alone, so pages can document them.
+"""
+
+from __future__ import annotations
+
+import html
+import posixpath
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from . import charts
+from .errors import Problem
+from .load import KB, Record
+from .schema import Conditions
+
+SHORTCODE = re.compile(r"<!--\s*kb:([A-Za-z_-]*)(.*?)-->")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+
+
+class ShortcodeError(Exception):
+    """A shortcode that can't be rendered; the caller adds path and line."""
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """What a renderer needs: the KB and the page it renders into (for relative links)."""
+
+    kb: KB
+    src_uri: str
+
+    def link(self, target: str) -> str:
+        """A link from this page to ``target`` (a docs-relative path with optional #anchor)."""
+        path, _, anchor = target.partition("#")
+        rel = posixpath.relpath(path, posixpath.dirname(self.src_uri) or ".")
+        return rel + (f"#{anchor}" if anchor else "")
+
+
+# ---- Text helpers ----
+
+def text(value: object) -> str:
+    """Escape a data value for Markdown+HTML; `backticks` become <code>."""
+    out = []
+    for i, part in enumerate(str(value).split("`")):
+        esc = html.escape(part, quote=True)
+        esc = esc.replace("|", "&#124;").replace("*", "&#42;").replace("[", "&#91;").replace("\\", "&#92;")
+        esc = esc.replace("\n", " ")
+        out.append(f"<code>{esc}</code>" if i % 2 else esc)
+    return "".join(out)
+
+
+def number(value: float) -> str:
+    """25700 -> '25,700'; 2.5 -> '2.5'."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def with_unit(value: float, unit: str, approx: bool = False) -> str:
+    sign = "~" if approx else ""
+    if unit == "%":
+        return f"{sign}{number(value)}%"
+    if unit == "x":
+        return f"{sign}{number(value)}×"
+    return f"{sign}{number(value)} {unit}"
+
+
+def badge(ctx: Ctx, status: str) -> str:
+    return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ .kb-badge .kb-badge--{status} }}"
+
+
+def vendor_label(rec: Record) -> str:
+    by = getattr(rec.model, "measured_by", None)
+    return {"vendor": "vendor claim", "customer": "customer claim"}.get(by or "", "")
+
+
+def source_links(ctx: Ctx, rec: Record) -> str:
+    sources = ctx.kb.index("sources")
+    links = []
+    for ref in rec.model.sources:  # type: ignore[attr-defined]
+        src = sources[ref.id].model
+        tip = f"{src.title}, {src.publisher}: {ref.locator}".replace('"', "'")  # type: ignore[attr-defined]
+        links.append(f'[{ref.id}]({ctx.link("reference/sources.md#src-" + ref.id)} "{html.escape(tip)}"){{ .kb-src }}')
+    return " ".join(links)
+
+
+def conditions(cond: Conditions) -> str:
+    parts = []
+    if cond.model:
+        parts.append(cond.model)
+    if cond.hardware:
+        parts.append(cond.hardware)
+    if cond.chips is not None:
+        parts.append(f"{number(cond.chips)} chip{'s' if cond.chips != 1 else ''}")
+    if cond.devices is not None:
+        parts.append(f"{number(cond.devices)} device{'s' if cond.devices != 1 else ''}")
+    if cond.seq_len is not None:
+        parts.append(f"sequence length {number(cond.seq_len)}")
+    if cond.workload:
+        parts.append(cond.workload)
+    if cond.mode:
+        parts.append(cond.mode)
+    if cond.note:
+        parts.append(cond.note)
+    return "; ".join(parts) or "not stated by the source"
+
+
+def conflicts(rec: Record) -> str:
+    said = [f"{text(c.source)}: {text(c.says)}" for c in rec.model.conflicts]  # type: ignore[attr-defined]
+    return " Who says what: " + "; ".join(said) + "." if said else ""
+
+
+# ---- Filters ----
+
+def _field_value(rec: Record, key: str) -> object:
+    model = rec.model
+    if key == "cites":
+        return [r.id for r in model.sources]  # type: ignore[attr-defined]
+    if key == "cites_kind":
+        return [None]  # resolved in _matches with the KB
+    if key in type(model).model_fields:
+        return getattr(model, key)
+    cond = getattr(model, "conditions", None)
+    if cond is not None and key in Conditions.model_fields:
+        return getattr(cond, key)
+    raise KeyError(key)
+
+
+def filter_keys(table: str, kb: KB) -> list[str]:
+    from .schema import TABLES
+    keys = list(TABLES[table].model_fields)
+    if "conditions" in keys:
+        keys += list(Conditions.model_fields)
+    if "sources" in keys:
+        keys += ["cites", "cites_kind"]
+    return keys
+
+
+def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record]:
+    """Records of ``table`` matching every filter; a value may list alternatives with commas."""
+    if table not in kb.tables:
+        raise ShortcodeError(f"unknown table '{table}' (expected one of: {', '.join(kb.tables)})")
+    allowed = filter_keys(table, kb)
+    for key in filters:
+        if key not in allowed:
+            raise ShortcodeError(f"unknown filter '{key}' for table '{table}' (expected one of: {', '.join(allowed)})")
+    sources = kb.index("sources")
+    out = []
+    for rec in kb.tables[table]:
+        ok = True
+        for key, want in filters.items():
+            options = want.split(",")
+            if key == "cites_kind":
+                kinds = {sources[r.id].model.kind for r in rec.model.sources if r.id in sources}  # type: ignore[attr-defined]
+                ok = ok and bool(kinds & set(options))
+                continue
+            value = _field_value(rec, key)
+            values = value if isinstance(value, list) else [value]
+            ok = ok and any(_fmt_filter(v) in options for v in values)
+        if ok:
+            out.append(rec)
+    if not out:
+        shown = " ".join(f"{k}={v}" for k, v in filters.items())
+        raise ShortcodeError(f"table '{table}' has no record matching '{shown}' (expected at least one)")
+    return out
+
+
+def _fmt_filter(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+# ---- Tables ----
+
+def _md_table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    lines += ["| " + " | ".join(cell or "&nbsp;" for cell in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _anchor(prefix: str, rec: Record) -> str:
+    return f'<span class="kb-anchor" id="{prefix}-{html.escape(rec.id)}"></span>'
+
+
+def table_rows(ctx: Ctx, table: str, records: list[Record]) -> tuple[list[str], list[list[str]]]:
+    """Header and cells for one KB table."""
+    src = lambda r: source_links(ctx, r)  # noqa: E731
+    st = lambda r: badge(ctx, r.model.status)  # noqa: E731
+    m = lambda r: r.model  # noqa: E731
+    if table == "sources":
+        def title(r: Record) -> str:
+            s = m(r)
+            name = f"[{text(s.title)}]({s.url})" if s.url else f"{text(s.title)} (<code>{text(s.file)}</code>)"
+            note = f" <br><small>{text(s.note)}</small>" if s.note else ""
+            return f"{_anchor('src', r)}<code>{text(r.id)}</code> {name}{note}"
+        return (["Source", "Publisher", "Published", "Kind", "Language", "Accessed"],
+                [[title(r), text(m(r).publisher), text(m(r).published or "undated"), text(m(r).kind),
+                  text(m(r).language), text(m(r).accessed)] for r in records])
+    if table == "claims":
+        def claim(r: Record) -> str:
+            c = m(r)
+            wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""
+            return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"
+        return (["Fact", "Status", "Sources"], [[claim(r), st(r), src(r)] for r in records])
+    if table == "figures":
+        def label(r: Record) -> str:
+            v = vendor_label(r)
+            return f"{text(m(r).claimed_by)}" + (f" ({v})" if v else "")
+        return (["Figure", "Value", "Conditions", "Claimed by", "Status", "Sources"],
+                [[f"{_anchor('fig', r)}{text(m(r).metric)}" + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
+                  f"**{text(with_unit(m(r).value, m(r).unit, m(r).approx))}**",
+                  text(conditions(m(r).conditions)), label(r), st(r), src(r)] for r in records])
+    if table == "modes":
+        return (["Mode", "How to select it", "Behaviour", "Cost", "Use when", "Status", "Sources"],
+                [[f"{_anchor('mode', r)}**{text(m(r).name)}**" + (" (default)" if m(r).default else ""),
+                  text(m(r).api) + (f"<br>env: <code>{text(m(r).env_var)}</code>" if m(r).env_var else ""),
+                  text(m(r).behaviour), text(m(r).cost), text(m(r).use_when), st(r), src(r)] for r in records])
+    if table == "limits":
+        return (["Area", "Limit", "What it means", "Workaround today", "Roadmap", "Status", "Sources"],
+                [[f"{_anchor('limit', r)}**{text(m(r).area)}**", text(m(r).limit), text(m(r).impact),
+                  text(m(r).workaround), text(m(r).roadmap), st(r), src(r)] for r in records])
+    if table == "env_vars":
+        return (["Variable", "Purpose", "Values", "Default", "Read when", "Status", "Sources"],
+                [[f"{_anchor('env', r)}<code>{text(m(r).name)}</code>", text(m(r).purpose) + f"<small>{conflicts(r)}</small>",
+                  text(m(r).values), text(m(r).default), text(m(r).read_when), st(r), src(r)] for r in records])
+    if table == "api_map":
+        return (["CUDA side", "TorchTPU side", "Change", "Note", "Status", "Sources"],
+                [[f"{_anchor('api', r)}{text(m(r).gpu)}", text(m(r).tpu), text(m(r).change), text(m(r).note),
+                  st(r), src(r)] for r in records])
+    if table == "hardware":
+        return (["Generation", "HBM per chip", "bf16 peak per chip", "Devices per chip", "Status", "Sources"],
+                [[f"{_anchor('hw', r)}**{text(m(r).name)}**" + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
+                  text(with_unit(m(r).hbm_gib, "GiB")), text(with_unit(m(r).bf16_tflops, "TFLOP/s")),
+                  text(m(r).devices_per_chip), st(r), src(r)] for r in records])
+    if table == "integrations":
+        return (["Project", "Role", "Package", "Note", "Status", "Sources"],
+                [[f"{_anchor('int', r)}**{text(m(r).name)}**", text(m(r).role),
+                  f"<code>{text(m(r).package)}</code>" if m(r).package else "none named",
+                  text(m(r).note or ""), st(r), src(r)] for r in records])
+    if table == "glossary":
+        return (["Term", "Stands for", "Meaning"],
+                [[f"{_anchor('term', r)}**{text(m(r).term)}**", text(m(r).expansion or ""), text(m(r).definition)]
+                 for r in records])
+    raise ShortcodeError(f"table '{table}' has no renderer")  # pragma: no cover - TABLES and this stay in step
+
+
+# ---- Shortcodes ----
+
+def _parse_args(raw: str) -> tuple[list[str], dict[str, str]]:
+    pos, kw = [], {}
+    for tok in raw.split():
+        if "=" in tok:
+            key, _, value = tok.partition("=")
+            if not key or not value:
+                raise ShortcodeError(f"malformed argument '{tok}' (expected key=value)")
+            if key in kw:
+                raise ShortcodeError(f"argument '{key}' given twice (expected it once)")
+            kw[key] = value
+        else:
+            pos.append(tok)
+    return pos, kw
+
+
+def _one(pos: list[str], what: str) -> str:
+    if len(pos) != 1:
+        raise ShortcodeError(f"expected exactly one {what}, got {len(pos)}")
+    return pos[0]
+
+
+def _record(ctx: Ctx, table: str, record_id: str) -> Record:
+    rec = ctx.kb.get(table, record_id)
+    if rec is None:
+        raise ShortcodeError(f"unknown {table} id '{record_id}' (expected an id from docs/data/{table}.yml)")
+    return rec
+
+
+def sc_table(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    table = _one(pos, "table name")
+    header, rows = table_rows(ctx, table, select(ctx.kb, table, kw))
+    return "\n\n" + _md_table(header, rows) + "\n\n"
+
+
+def sc_figure(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    _no_kw(kw)
+    rec = _record(ctx, "figures", _one(pos, "figure id"))
+    f = rec.model
+    tip = html.escape(f"{f.metric}: {conditions(f.conditions)}")  # type: ignore[attr-defined]
+    label = vendor_label(rec)
+    extra = "; ".join(x for x in (label, badge(ctx, f.status), source_links(ctx, rec)) if x)  # type: ignore[attr-defined]
+    value = text(with_unit(f.value, f.unit, f.approx))  # type: ignore[attr-defined]
+    return f'<span class="kb-figure" title="{tip}">{value}</span> <small class="kb-meta">({extra})</small>'
+
+
+def sc_claim(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    _no_kw(kw)
+    rec = _record(ctx, "claims", _one(pos, "claim id"))
+    c = rec.model
+    return f"{text(c.statement)} <small class=\"kb-meta\">({badge(ctx, c.status)}; {source_links(ctx, rec)})</small>"  # type: ignore[attr-defined]
+
+
+def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    from .schema import STATUSES
+    _no_kw(kw)
+    status = _one(pos, "status")
+    if status not in STATUSES:
+        raise ShortcodeError(f"unknown status '{status}' (expected one of: {', '.join(STATUSES)})")
+    return badge(ctx, status)
+
+
+def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    _no_kw(kw)
+    rec = _record(ctx, "limits", _one(pos, "limit id"))
+    lim = rec.model
+    return "\n\n".join([
+        "",
+        f"**The limit.** {text(lim.limit)}",  # type: ignore[attr-defined]
+        f"**What it means for a workload.** {text(lim.impact)}",  # type: ignore[attr-defined]
+        f"**Workaround today.** {text(lim.workaround)}",  # type: ignore[attr-defined]
+        f"**Roadmap.** {text(lim.roadmap)} · {badge(ctx, lim.status)}{text(conflicts(rec))} · Sources: {source_links(ctx, rec)}",  # type: ignore[attr-defined]
+        "",
+    ])
+
+
+def sc_mode(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    _no_kw(kw)
+    rec = _record(ctx, "modes", _one(pos, "mode id"))
+    mo = rec.model
+    env = f" Environment: <code>{text(mo.env_var)}</code>." if mo.env_var else ""  # type: ignore[attr-defined]
+    return "\n\n".join([
+        "",
+        f"**Select it with** {text(mo.api)}.{env}",  # type: ignore[attr-defined]
+        f"**Behaviour.** {text(mo.behaviour)}",  # type: ignore[attr-defined]
+        f"**Cost.** {text(mo.cost)}",  # type: ignore[attr-defined]
+        f"**Use it when** {text(mo.use_when)} · {badge(ctx, mo.status)} · Sources: {source_links(ctx, rec)}",  # type: ignore[attr-defined]
+        "",
+    ])
+
+
+def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    table = _one(pos, "table name")
+    if table == "hardware":
+        field = kw.pop("value", "")
+        if field not in charts.HARDWARE_FIELDS:
+            raise ShortcodeError(f"chart of hardware needs value= one of {', '.join(charts.HARDWARE_FIELDS)}")
+        return "\n\n" + charts.hardware_chart(select(ctx.kb, "hardware", kw), field) + "\n\n"
+    if table == "figures":
+        title = kw.pop("title", "").replace("_", " ")
+        if not title:
+            raise ShortcodeError("chart of figures needs title=Words_with_underscores")
+        return "\n\n" + charts.figures_chart(select(ctx.kb, "figures", kw), title) + "\n\n"
+    raise ShortcodeError(f"no chart for table '{table}' (expected figures or hardware)")
+
+
+def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """Claims whose report came from news and that primary sources correct or do not confirm."""
+    if pos:
+        raise ShortcodeError("corrections takes no table name")
+    kw = {"cites_kind": "news", "status": "corrected,reported,disputed", **kw}
+    rows = []
+    for rec in select(ctx.kb, "claims", kw):
+        c = rec.model
+        said = c.corrects or "; ".join(f"{x.source}: {x.says}" for x in c.conflicts) or c.statement  # type: ignore[attr-defined]
+        rows.append([f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)])  # type: ignore[attr-defined]
+    return "\n\n" + _md_table(["What the reports said", "Status", "What the sources support", "Sources"], rows) + "\n\n"
+
+
+def _no_kw(kw: dict[str, str]) -> None:
+    if kw:
+        raise ShortcodeError(f"unexpected argument '{next(iter(kw))}' (expected none)")
+
+
+RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
+    "table": sc_table,
+    "figure": sc_figure,
+    "claim": sc_claim,
+    "badge": sc_badge,
+    "limit": sc_limit,
+    "mode": sc_mode,
+    "chart": sc_chart,
+    "corrections": sc_corrections,
+    "glossary": lambda ctx, pos, kw: sc_table(ctx, ["glossary", *pos], kw),
+    "sources": lambda ctx, pos, kw: sc_table(ctx, ["sources", *pos], kw),
+}
+
+
+def render_markdown(markdown: str, ctx: Ctx, shown: str, first_line: int = 1) -> tuple[str, list[Problem]]:
+    """Replace every shortcode outside code; return the new Markdown and the problems found."""
+    problems: list[Problem] = []
+    out: list[str] = []
+    fence: str | None = None
+    for n, line in enumerate(markdown.split("\n")):
+        m = _FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+                fence = None
+            out.append(line)
+            continue
+        if m:
+            fence = m.group(1)
+            out.append(line)
+            continue
+        if "kb:" not in line:
+            out.append(line)
+            continue
+        out.append(_render_line(line, ctx, shown, first_line + n, problems))
+    return "\n".join(out), problems
+
+
+def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Problem]) -> str:
+    code_spans = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(line)]
+
+    def replace(m: re.Match) -> str:
+        if any(a <= m.start() < b for a, b in code_spans):
+            return m.group(0)
+        name = m.group(1)
+        renderer = RENDERERS.get(name)
+        if renderer is None:
+            problems.append(Problem(shown, lineno, f"unknown shortcode 'kb:{name}' (expected one of: "
+                                    f"{', '.join('kb:' + k for k in RENDERERS)})"))
+            return m.group(0)
+        try:
+            pos, kw = _parse_args(m.group(2))
+            return renderer(ctx, pos, kw)
+        except ShortcodeError as exc:
+            problems.append(Problem(shown, lineno, f"kb:{name}: {exc}"))
+            return m.group(0)
+
+    return SHORTCODE.sub(replace, line)
+
+
+def abbreviations(kb: KB) -> str:
+    """Abbreviation definitions for every glossary term, appended to each page (hover tooltips)."""
+    lines = []
+    for rec in kb.tables.get("glossary", []):
+        t = rec.model
+        tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition  # type: ignore[attr-defined]
+        lines.append(f"*[{t.term}]: {' '.join(tip.replace('`', '').split())}")  # type: ignore[attr-defined]
+    return "\n\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def banner(meta: dict, ctx: Ctx) -> str:
+    """A one-line 'applies to / reviewed' note shown at the top of a page."""
+    parts = []
+    if meta.get("applies_to"):
+        parts.append(f"Applies to: {text(meta['applies_to'])}")
+    if meta.get("reviewed"):
+        parts.append(f"Reviewed: {text(meta['reviewed'])}")
+    return f'<p class="kb-banner">{" · ".join(parts)}</p>\n\n' if parts else ""

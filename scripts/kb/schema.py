@@ -1,0 +1,207 @@
+"""One pydantic model per KB table. Unknown keys are errors (``extra="forbid"``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Annotated, Literal, Optional
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+Status = Literal["confirmed", "reported", "disputed", "corrected"]
+STATUSES: tuple[str, ...] = ("confirmed", "reported", "disputed", "corrected")
+SourceKind = Literal["primary", "vendor-docs", "news", "community"]
+PRIMARY_KINDS = frozenset({"primary", "vendor-docs"})
+Unit = Literal[
+    "tokens/s", "tokens/day", "%", "x", "GiB", "GB", "TFLOP/s", "models", "architectures",
+    "chips", "devices", "ops", "passes", "bits", "entries", "contributors", "organisations",
+]
+UNITS: tuple[str, ...] = Unit.__args__  # type: ignore[attr-defined]
+
+
+def _iso_date(value: object) -> object:
+    """Accept an ISO date string (YYYY-MM-DD) and turn it into a date."""
+    if isinstance(value, str):
+        if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+            raise ValueError(f"'{value}' is not an ISO date (expected YYYY-MM-DD)")
+        try:
+            return dt.date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"'{value}' is not a real date (expected YYYY-MM-DD)") from None
+    return value
+
+
+def _partial_date(value: str) -> str:
+    """Accept YYYY, YYYY-MM or YYYY-MM-DD, each a real date."""
+    fmt = {4: "%Y", 7: "%Y-%m", 10: "%Y-%m-%d"}.get(len(value))
+    if fmt is None or not re.fullmatch(r"\d{4}(-\d{2}){0,2}", value):
+        raise ValueError(f"'{value}' is not an ISO date (expected YYYY, YYYY-MM or YYYY-MM-DD)")
+    try:
+        dt.datetime.strptime(value, fmt)
+    except ValueError:
+        raise ValueError(f"'{value}' is not a real date (expected YYYY, YYYY-MM or YYYY-MM-DD)") from None
+    return value
+
+
+def _https(value: str) -> str:
+    if not re.fullmatch(r"https://[^\s/]+\.[^\s/]+(/\S*)?", value):
+        raise ValueError(f"'{value}' is not an absolute https URL (expected https://host/...)")
+    return value
+
+
+IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
+PartialDate = Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v), AfterValidator(_partial_date)]
+HttpsUrl = Annotated[str, AfterValidator(_https)]
+Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+Text = Annotated[str, Field(min_length=1)]
+
+
+class Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class SourceRef(Model):
+    """A pointer from a record to a source, with where in it the fact is."""
+
+    id: Id
+    locator: Text
+
+
+class Conflict(Model):
+    """What one source says, for disputed and corrected records."""
+
+    source: Id
+    says: Text
+
+
+class Sourced(Model):
+    """Fields shared by every record that states a fact."""
+
+    sources: Annotated[list[SourceRef], Field(min_length=1)]
+    status: Status
+    conflicts: list[Conflict] = []
+    reviewed: IsoDate
+
+
+class Source(Model):
+    id: Id
+    title: Text
+    publisher: Text
+    url: Optional[HttpsUrl] = None
+    file: Optional[Text] = None
+    published: Optional[PartialDate] = None
+    accessed: IsoDate
+    kind: SourceKind
+    language: Annotated[str, Field(pattern=r"^[a-z]{2}$")]
+    note: Optional[Text] = None
+
+
+class Claim(Sourced):
+    id: Id
+    topic: Text
+    statement: Text
+    corrects: Optional[Text] = None
+    applies_to: Optional[Text] = None
+
+
+class Conditions(Model):
+    model: Optional[Text] = None
+    hardware: Optional[Text] = None
+    chips: Optional[int] = None
+    devices: Optional[int] = None
+    seq_len: Optional[int] = None
+    workload: Optional[Literal["inference", "training", "serving", "testing", "matmul", "hardware"]] = None
+    mode: Optional[Text] = None
+    note: Optional[Text] = None
+
+
+class Figure(Sourced):
+    id: Id
+    metric: Text
+    value: float
+    unit: Unit
+    approx: bool = False
+    conditions: Conditions
+    measured_by: Literal["vendor", "customer", "independent"]
+    claimed_by: Text
+    topic: Text
+    note: Optional[Text] = None
+
+
+class Mode(Sourced):
+    id: Id
+    kind: Literal["execution", "precision"]
+    name: Text
+    api: Text
+    env_var: Optional[Text] = None
+    default: bool = False
+    behaviour: Text
+    cost: Text
+    use_when: Text
+
+
+class Limit(Sourced):
+    id: Id
+    area: Text
+    limit: Text
+    impact: Text
+    workaround: Text
+    roadmap: Literal["current-limit", "planned", "in-progress", "shipped", "not-announced"]
+
+
+class EnvVar(Sourced):
+    id: Id
+    name: Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$")]
+    purpose: Text
+    values: Text
+    default: Text
+    read_when: Text
+    group: Text
+
+
+class ApiMap(Sourced):
+    id: Id
+    topic: Text
+    gpu: Text
+    tpu: Text
+    change: Literal["same", "renamed", "changed", "unsupported"]
+    note: Text
+
+
+class Hardware(Sourced):
+    id: Id
+    name: Text
+    hbm_gib: float
+    bf16_tflops: float
+    devices_per_chip: int
+    note: Optional[Text] = None
+
+
+class Integration(Sourced):
+    id: Id
+    name: Text
+    role: Text
+    package: Optional[Text] = None
+    note: Optional[Text] = None
+
+
+class Term(Model):
+    id: Id
+    term: Text
+    expansion: Optional[Text] = None
+    definition: Text
+    sources: list[SourceRef] = []
+
+
+TABLES: dict[str, type[Model]] = {
+    "sources": Source,
+    "claims": Claim,
+    "figures": Figure,
+    "modes": Mode,
+    "limits": Limit,
+    "env_vars": EnvVar,
+    "api_map": ApiMap,
+    "hardware": Hardware,
+    "integrations": Integration,
+    "glossary": Term,
+}

@@ -1,0 +1,96 @@
+"""Cross-table rules: unique ids, known sources, no orphans, status rules, dates."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from .errors import Problem
+from .load import KB, Record
+from .schema import PRIMARY_KINDS, Sourced
+
+
+def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
+    """Every cross-record problem in the KB, unsorted."""
+    today = today or dt.date.today()
+    problems: list[Problem] = []
+    problems += _unique_ids(kb)
+    sources = kb.index("sources")
+    cited: set[str] = set()
+    for table, records in kb.tables.items():
+        for rec in records:
+            problems += _refs(rec, sources, cited)
+            if isinstance(rec.model, Sourced):
+                problems += _status(rec, sources)
+                problems += _reviewed(rec, today)
+    for rec in kb.tables.get("sources", []):
+        if rec.id not in cited:
+            problems.append(Problem(rec.path, rec.line, f"{rec.where()}: source '{rec.id}' is cited by no record "
+                                    "(expected every source to back at least one fact; cite it or remove it)"))
+        if rec.model.url is None and rec.model.file is None:  # type: ignore[attr-defined]
+            problems.append(Problem(rec.path, rec.line, f"{rec.where()}: source '{rec.id}' has neither url nor file "
+                                    "(expected one of them, so a reader can find it)"))
+        if rec.model.accessed > today:  # type: ignore[attr-defined]
+            problems.append(Problem(rec.path, rec.line_of("accessed"), f"{rec.where('accessed')}: "
+                                    f"{rec.model.accessed} is in the future (expected a date up to {today})"))  # type: ignore[attr-defined]
+    return problems
+
+
+def _unique_ids(kb: KB) -> list[Problem]:
+    problems = []
+    for records in kb.tables.values():
+        first: dict[str, Record] = {}
+        for rec in records:
+            if rec.id in first:
+                problems.append(Problem(rec.path, rec.line_of("id"), f"{rec.where('id')}: duplicate id '{rec.id}' "
+                                        f"(first used on line {first[rec.id].line_of('id')}; expected unique ids)"))
+            else:
+                first[rec.id] = rec
+    return problems
+
+
+def _refs(rec: Record, sources: dict[str, Record], cited: set[str]) -> list[Problem]:
+    """Every source a record points at (sources[] and conflicts[]) must exist."""
+    problems = []
+    refs = [("sources", i, "id", ref.id) for i, ref in enumerate(getattr(rec.model, "sources", []))]
+    refs += [("conflicts", i, "source", c.source) for i, c in enumerate(getattr(rec.model, "conflicts", []))]
+    for key, i, field, source_id in refs:
+        cited.add(source_id)
+        if source_id not in sources:
+            problems.append(Problem(rec.path, rec.line_of(key, i, field), f"{rec.where(key, i, field)}: unknown source "
+                                    f"'{source_id}' (expected an id from docs/data/sources.yml)"))
+    return problems
+
+
+def _kinds(rec: Record, sources: dict[str, Record]) -> set[str]:
+    return {sources[r.id].model.kind for r in rec.model.sources if r.id in sources}  # type: ignore[attr-defined]
+
+
+def _status(rec: Record, sources: dict[str, Record]) -> list[Problem]:
+    """The status rules of about/conventions.md."""
+    model = rec.model
+    status = model.status  # type: ignore[attr-defined]
+    where, line = rec.where("status"), rec.line_of("status")
+    has_primary = bool(_kinds(rec, sources) & PRIMARY_KINDS)
+    named = {c.source for c in model.conflicts}  # type: ignore[attr-defined]
+    if status == "confirmed" and not has_primary:
+        return [Problem(rec.path, line, f"{where}: 'confirmed' but no cited source is primary or vendor-docs "
+                        "(expected a primary or vendor-docs source, or status 'reported')")]
+    if status == "disputed" and len(named) < 2:
+        return [Problem(rec.path, line, f"{where}: 'disputed' but conflicts name {len(named)} source(s) "
+                        "(expected at least two sources, each with what it says)")]
+    if status == "corrected":
+        if not has_primary:
+            return [Problem(rec.path, line, f"{where}: 'corrected' but no cited source is primary or vendor-docs "
+                            "(expected the correction to rest on a primary or vendor-docs source)")]
+        if not named:
+            return [Problem(rec.path, line, f"{where}: 'corrected' but conflicts is empty "
+                            "(expected the source that published the wrong claim and what it says)")]
+    return []
+
+
+def _reviewed(rec: Record, today: dt.date) -> list[Problem]:
+    reviewed = rec.model.reviewed  # type: ignore[attr-defined]
+    if reviewed > today:
+        return [Problem(rec.path, rec.line_of("reviewed"), f"{rec.where('reviewed')}: {reviewed} is in the future "
+                        f"(expected a date up to {today})")]
+    return []
