@@ -64,18 +64,21 @@ def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
     kb = KB(data_dir)
     problems: list[Problem] = []
     for name in TABLES:
-        path = data_dir / f"{name}.yml"
-        shown = _shown(path, shown_root)
-        if not path.is_file():
-            problems.append(Problem(shown, 1, f"table '{name}' is missing (expected the file {name}.yml)"))
+        main = data_dir / f"{name}.yml"
+        if not main.is_file():
+            problems.append(Problem(_shown(main, shown_root), 1, f"table '{name}' is missing (expected the file {name}.yml)"))
             continue
-        records, found = load_table(name, path, shown)
-        kb.tables[name] = records
-        problems += found
-    extra = sorted(p for p in data_dir.glob("*.y*ml") if p.stem not in TABLES)
-    for path in extra:
-        problems.append(Problem(_shown(path, shown_root), 1,
-                                f"unknown table '{path.stem}' (expected one of: {', '.join(TABLES)})"))
+        kb.tables[name] = []
+        # A table may be split by topic: claims.yml plus claims.<part>.yml, read in name order.
+        for path in [main, *sorted(data_dir.glob(f"{name}.*.yml"))]:
+            records, found = load_table(name, path, _shown(path, shown_root))
+            kb.tables[name] += records
+            problems += found
+    for path in sorted(data_dir.glob("*.y*ml")):
+        if path.name.split(".")[0] not in TABLES or path.suffix != ".yml":
+            problems.append(Problem(_shown(path, shown_root), 1,
+                                    f"unknown table file '{path.name}' (expected <table>.yml or <table>.<part>.yml, "
+                                    f"table one of: {', '.join(TABLES)})"))
     if problems:
         raise KBError(problems)
     return kb
