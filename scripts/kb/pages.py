@@ -23,6 +23,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 _RAW_ID = re.compile(r"""\sid\s*=\s*["']([^"']+)["']""")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_SNIPPET = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])([^"']+)\1""")
 
 
 @dataclass
@@ -149,6 +150,7 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
         for n, line in enumerate(page.body.split("\n")):
             lineno = page.body_line + n
             m = _FENCE.match(line)
+            problems += _snippet(line, lineno, page, docs.parent / "snippets")
             if fence:
                 if m and m.group(1)[0] == fence[0]:
                     fence = None
@@ -163,6 +165,53 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
             targets += [(t, False) for t in _HTML_REF.findall(code_free)]
             for target, _is_img in targets:
                 problems += _internal(target, lineno, page, by_uri, docs)
+    return problems
+
+
+def _snippet(line: str, lineno: int, page: Page, base: Path) -> list[Problem]:
+    """A ``--8<-- "file"`` include must name a file under snippets/."""
+    m = _SNIPPET.match(line)
+    if not m:
+        return []
+    name = m.group(2).split(":")[0]
+    if not (base / name).is_file():
+        return [Problem(page.shown, lineno, f"snippet '{name}' not found (expected snippets/{name} to exist)")]
+    return []
+
+
+def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
+    """Every nav entry in mkdocs.yml names a page, and every page is in the nav."""
+    config = root / "mkdocs.yml"
+    if not config.is_file():
+        return []
+    try:
+        located = parse(config.read_text(encoding="utf-8"), "mkdocs.yml")
+    except YAMLProblem as exc:
+        return [exc.problem]
+    nav = located.data.get("nav") if isinstance(located.data, dict) else None
+    if nav is None:
+        return []
+    known = {p.src_uri for p in pages}
+    listed: set[str] = set()
+    problems: list[Problem] = []
+
+    def walk(node: object, path: tuple) -> None:
+        if isinstance(node, list):
+            for i, item in enumerate(node):
+                walk(item, path + (i,))
+        elif isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, path + (key,))
+        elif isinstance(node, str) and not re.match(r"^[a-z][a-z0-9+.-]*:", node):
+            listed.add(node)
+            if node not in known:
+                problems.append(Problem("mkdocs.yml", located.line(path), f"nav entry '{node}' names no page "
+                                        f"(expected docs/{node} to exist)"))
+
+    walk(nav, ("nav",))
+    for page in pages:
+        if page.src_uri not in listed:
+            problems.append(Problem(page.shown, 1, f"page is not in the nav (expected an entry for '{page.src_uri}' in mkdocs.yml)"))
     return problems
 
 

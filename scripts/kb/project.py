@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .errors import KBError, Problem
 from .load import KB, load_kb
-from .pages import Page, check_pages, load_pages
+from .pages import Page, check_nav, check_pages, load_pages
 from .validate import validate_kb
 
 
@@ -36,7 +36,9 @@ def validate_project(root: Path) -> Project:
     pages, problems = load_pages(project.docs, kb, root)
     project.problems += problems
     project.problems += check_pages(pages, project.docs, kb)
+    project.problems += check_nav(root, pages)
     project.pages = {p.src_uri: p for p in pages}
+    project.problems = sorted(set(project.problems))
     return project
 
 

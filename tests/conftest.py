@@ -1,0 +1,120 @@
+"""Shared fixtures: a tiny valid project written into a temporary folder, and the real project."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+
+MINI_TABLES = {
+    "sources": """\
+        - id: prim
+          title: Primary doc
+          publisher: Vendor
+          url: https://example.org/doc
+          published: 2026-10
+          accessed: 2026-11-01
+          kind: primary
+          language: en
+        - id: news
+          title: A news report
+          publisher: Press
+          file: seeds/x.txt
+          accessed: 2026-11-01
+          kind: news
+          language: id
+        """,
+    "claims": """\
+        - id: dev
+          topic: device
+          statement: "The device is `tpu`."
+          status: confirmed
+          sources:
+            - {id: prim, locator: intro}
+          reviewed: 2026-11-01
+        - id: wrong
+          topic: device
+          statement: The device is tpu, not xla.
+          status: corrected
+          sources:
+            - {id: prim, locator: intro}
+            - {id: news, locator: para 2}
+          conflicts:
+            - {source: news, says: the device is xla}
+          corrects: The report says xla.
+          reviewed: 2026-11-01
+        """,
+    "figures": """\
+        - id: tput
+          metric: Throughput
+          value: 25700
+          unit: tokens/s
+          conditions: {model: M, hardware: TPU v7, chips: 1, seq_len: 5120, workload: inference}
+          measured_by: vendor
+          claimed_by: Vendor
+          topic: throughput
+          status: reported
+          sources:
+            - {id: news, locator: para 3}
+          reviewed: 2026-11-01
+        """,
+    "modes": "[]\n",
+    "limits": "[]\n",
+    "env_vars": "[]\n",
+    "api_map": "[]\n",
+    "hardware": """\
+        - id: v7
+          name: TPU v7
+          hbm_gib: 192
+          bf16_tflops: 2307
+          devices_per_chip: 2
+          status: confirmed
+          sources:
+            - {id: prim, locator: table}
+          reviewed: 2026-11-01
+        """,
+    "integrations": "[]\n",
+    "glossary": """\
+        - id: hbm
+          term: HBM
+          expansion: High Bandwidth Memory
+          definition: Memory next to the chip.
+        """,
+}
+
+
+def write_tables(data_dir: Path, **overrides: str) -> Path:
+    """Write the mini KB (with some tables replaced) into ``data_dir``."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    for name, text in {**MINI_TABLES, **overrides}.items():
+        (data_dir / f"{name}.yml").write_text(textwrap.dedent(text), encoding="utf-8")
+    return data_dir
+
+
+@pytest.fixture
+def mini(tmp_path: Path) -> Path:
+    """A tiny valid project: docs/data tables and two pages."""
+    write_tables(tmp_path / "docs" / "data")
+    (tmp_path / "docs" / "index.md").write_text(
+        "---\nreviewed: 2026-11-01\n---\n\n# Home\n\nSee [the page](sub/page.md#details).\n", encoding="utf-8")
+    (tmp_path / "docs" / "sub").mkdir()
+    (tmp_path / "docs" / "sub" / "page.md").write_text(
+        "---\nreviewed: 2026-11-01\n---\n\n# Page\n\n## Details\n\n<!-- kb:figure tput -->\n", encoding="utf-8")
+    return tmp_path
+
+
+def copy_project(dest: Path) -> Path:
+    """Copy the real project (sources only, no venv or site) to ``dest``."""
+    for name in ("docs", "scripts", "snippets"):
+        if (ROOT / name).exists():
+            shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "mkdocs.offline.yml"):
+        if (ROOT / name).exists():
+            shutil.copy2(ROOT / name, dest / name)
+    return dest

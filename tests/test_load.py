@@ -1,0 +1,114 @@
+"""Loading tables: schema errors come back as file:line messages, never tracebacks."""
+
+import textwrap
+
+import pytest
+
+from conftest import write_tables
+from kb.errors import KBError
+from kb.load import load_kb, load_table
+
+
+def problems_of(tmp_path, name, text):
+    path = tmp_path / f"{name}.yml"
+    path.write_text(textwrap.dedent(text), encoding="utf-8")
+    records, problems = load_table(name, path, f"docs/data/{name}.yml")
+    return records, [str(p) for p in problems]
+
+
+def test_the_mini_kb_loads(mini):
+    kb = load_kb(mini / "docs" / "data", shown_root=mini)
+    assert [r.id for r in kb.tables["claims"]] == ["dev", "wrong"]
+    assert kb.get("figures", "tput").line == 1
+
+
+FIGURE = """\
+- id: f
+  metric: Throughput
+  value: 1
+  unit: tokens/s
+  conditions: {workload: inference}
+  measured_by: vendor
+  claimed_by: V
+  topic: t
+  status: reported
+  sources: [{id: s, locator: here}]
+  reviewed: 2026-11-01
+"""
+
+
+def test_missing_unit(tmp_path):
+    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("  unit: tokens/s\n", ""))
+    assert problems == ["docs/data/figures.yml:1: figures[0]: missing field 'unit' (expected it to be set)"]
+
+
+def test_unit_not_in_vocabulary(tmp_path):
+    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("unit: tokens/s", "unit: tok/s"))
+    assert len(problems) == 1
+    assert problems[0].startswith("docs/data/figures.yml:4: figures[0].unit: 'tok/s' is not allowed (expected one of: tokens/s,")
+
+
+def test_wrong_type(tmp_path):
+    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("value: 1", "value: lots"))
+    assert problems == ["docs/data/figures.yml:3: figures[0].value: expected a valid number, got string 'lots'"]
+
+
+def test_unknown_key_lists_the_allowed_ones(tmp_path):
+    _, problems = problems_of(tmp_path, "figures", FIGURE + "  colour: red\n")
+    assert len(problems) == 1
+    assert problems[0].startswith("docs/data/figures.yml:12: figures[0]: unknown key 'colour' (expected one of: ")
+    assert "metric, value, unit" in problems[0]
+
+
+def test_unknown_key_in_a_nested_mapping(tmp_path):
+    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("{workload: inference}", "{workload: inference, gpu: 1}"))
+    assert problems[0].startswith("docs/data/figures.yml:5: figures[0].conditions: unknown key 'gpu' (expected one of: model, hardware,")
+
+
+def test_impossible_date(tmp_path):
+    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("reviewed: 2026-11-01", "reviewed: 2026-13-45"))
+    assert problems == ["docs/data/figures.yml:11: figures[0].reviewed: '2026-13-45' is not a real date (expected YYYY-MM-DD)"]
+
+
+def test_http_url_is_refused(tmp_path):
+    text = "- {id: s, title: T, publisher: P, url: 'http://x.org/a', accessed: 2026-11-01, kind: news, language: en}\n"
+    _, problems = problems_of(tmp_path, "sources", text)
+    assert problems == ["docs/data/sources.yml:1: sources[0].url: 'http://x.org/a' is not an absolute https URL (expected https://host/...)"]
+
+
+def test_top_level_must_be_a_list(tmp_path):
+    _, problems = problems_of(tmp_path, "glossary", "term: HBM\n")
+    assert problems == ["docs/data/glossary.yml:1: top level is a mapping (expected a list of records, each starting with '- ')"]
+
+
+def test_a_row_must_be_a_mapping(tmp_path):
+    _, problems = problems_of(tmp_path, "glossary", "- just text\n")
+    assert problems == ["docs/data/glossary.yml:1: glossary[0] is a string (expected a mapping of fields)"]
+
+
+def test_all_problems_of_all_files_are_listed_sorted(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data", glossary="- {id: a, term: A}\n", hardware="oops: [\n")
+    (data / "notes.yml").write_text("- x: 1\n")
+    with pytest.raises(KBError) as exc:
+        load_kb(data, shown_root=tmp_path)
+    lines = str(exc.value).splitlines()
+    assert lines == sorted(lines)
+    assert "docs/data/glossary.yml:1: glossary[0]: missing field 'definition' (expected it to be set)" in lines
+    assert any(line.startswith("docs/data/hardware.yml:2: malformed YAML") for line in lines)
+    assert any(line.startswith("docs/data/notes.yml:1: unknown table file 'notes.yml'") for line in lines)
+
+
+def test_missing_table_file(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "limits.yml").unlink()
+    with pytest.raises(KBError) as exc:
+        load_kb(data, shown_root=tmp_path)
+    assert str(exc.value) == "docs/data/limits.yml:1: table 'limits' is missing (expected the file limits.yml)"
+
+
+def test_split_table_files_are_read_in_order(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "glossary.extra.yml").write_text("- {id: mxu, term: MXU, definition: Matrix unit.}\n")
+    kb = load_kb(data, shown_root=tmp_path)
+    assert [r.id for r in kb.tables["glossary"]] == ["hbm", "mxu"]
+    assert kb.get("glossary", "mxu").path == "docs/data/glossary.extra.yml"

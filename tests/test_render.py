@@ -1,0 +1,114 @@
+"""Shortcode rendering: output shape, escaping of hostile data, and errors with page lines."""
+
+import textwrap
+
+import pytest
+
+from conftest import MINI_TABLES, write_tables
+from kb.load import load_kb
+from kb.render import Ctx, abbreviations, render_markdown, text, with_unit
+
+
+@pytest.fixture
+def kb(tmp_path):
+    return load_kb(write_tables(tmp_path / "docs" / "data"), shown_root=tmp_path)
+
+
+def render(kb, md, src="migrate/page.md"):
+    return render_markdown(md, Ctx(kb, src), "docs/" + src, first_line=5)
+
+
+def test_figure_has_value_unit_vendor_label_status_and_source(kb):
+    out, problems = render(kb, "Speed: <!-- kb:figure tput --> today.")
+    assert problems == []
+    assert '<span class="kb-figure" title="Throughput: M; TPU v7; 1 chip; sequence length 5,120; inference">25,700 tokens/s</span>' in out
+    assert "vendor claim" in out
+    assert "[reported](../about/conventions.md#status-reported){ .kb-badge .kb-badge--reported }" in out
+    assert '[news](../reference/sources.md#src-news "A news report, Press: para 3"){ .kb-src }' in out
+    assert out.endswith(" today.")
+
+
+def test_links_are_relative_to_the_page(kb):
+    out, _ = render(kb, "<!-- kb:claim dev -->", src="index.md")
+    assert "(reference/sources.md#src-prim" in out and "(about/conventions.md#status-confirmed)" in out
+
+
+def test_table_with_filter_renders_markdown_rows(kb):
+    out, problems = render(kb, "<!-- kb:table claims status=corrected -->")
+    assert problems == []
+    rows = [line for line in out.splitlines() if line.startswith("| ")]
+    assert rows[0] == "| Fact | Status | Sources |"
+    assert len(rows) == 3 and 'id="claim-wrong"' in rows[2]
+    assert "Reported: The report says xla." in rows[2]
+
+
+def test_filter_alternatives_and_nested_conditions(kb):
+    out, problems = render(kb, "<!-- kb:table figures workload=training,inference -->")
+    assert problems == [] and "25,700 tokens/s" in out
+
+
+def test_hostile_strings_come_out_escaped(tmp_path):
+    claims = textwrap.dedent(MINI_TABLES["claims"]).replace(
+        'statement: "The device is `tpu`."', 'statement: "<script>alert(1)</script> | *x* [a](b) `<b>`"')
+    kb = load_kb(write_tables(tmp_path / "docs" / "data", claims=claims), shown_root=tmp_path)
+    out, problems = render(kb, "<!-- kb:claim dev -->\n\n<!-- kb:table claims -->")
+    assert problems == []
+    assert "<script>" not in out and "<b>" not in out
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &#124; &#42;x&#42; &#91;a](b) <code>&lt;b&gt;</code>" in out
+
+
+def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb):
+    md = "\n".join([
+        "<!-- kb:tabel claims -->",
+        "<!-- kb:figure nope -->",
+        "<!-- kb:table nope -->",
+        "<!-- kb:table claims colour=red -->",
+        "<!-- kb:table claims status=disputed -->",
+        "<!-- kb:figure tput extra=1 -->",
+    ])
+    out, problems = render(kb, md)
+    assert [str(p) for p in problems] == [
+        "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:glossary, kb:sources)",
+        "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
+        "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
+        "limits, env_vars, api_map, hardware, integrations, glossary)",
+        "docs/migrate/page.md:8: kb:table: unknown filter 'colour' for table 'claims' (expected one of: sources, "
+        "status, conflicts, reviewed, id, topic, statement, corrects, applies_to, cites, cites_kind)",
+        "docs/migrate/page.md:9: kb:table: table 'claims' has no record matching 'status=disputed' (expected at least one)",
+        "docs/migrate/page.md:10: kb:figure: unexpected argument 'extra' (expected none)",
+    ]
+    assert out == md  # nothing is half-rendered
+
+
+def test_shortcodes_in_code_are_left_alone(kb):
+    md = "Write `<!-- kb:figure nope -->` inline.\n\n```markdown\n<!-- kb:figure nope -->\n```\n"
+    out, problems = render(kb, md)
+    assert problems == [] and out == md
+
+
+def test_corrections_list_news_claims_that_sources_correct(kb):
+    out, problems = render(kb, "<!-- kb:corrections -->")
+    assert problems == []
+    assert "The report says xla." in out and "The device is tpu, not xla." in out
+
+
+def test_chart_is_static_svg_without_blank_lines(kb):
+    out, problems = render(kb, "<!-- kb:chart hardware value=hbm_gib -->\n<!-- kb:chart figures workload=inference title=Speed -->")
+    assert problems == []
+    assert out.count("<svg") == 2 and "<script" not in out
+    assert "192 GiB" in out and "25,700 tokens/s (reported)" in out
+    for block in out.split("\n\n"):
+        if "<svg" in block:
+            assert "\n" not in block.strip()
+
+
+def test_abbreviations_come_from_the_glossary(kb):
+    assert abbreviations(kb) == "\n\n*[HBM]: High Bandwidth Memory: Memory next to the chip.\n"
+
+
+def test_number_formatting():
+    assert with_unit(25700, "tokens/s") == "25,700 tokens/s"
+    assert with_unit(52, "%", approx=True) == "~52%"
+    assert with_unit(2.5, "x") == "2.5×"
+    assert text("a|b") == "a&#124;b"

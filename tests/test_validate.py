@@ -1,0 +1,146 @@
+"""Cross-table rules, each with a good and a bad case and the exact message and line."""
+
+import datetime as dt
+import textwrap
+
+from conftest import MINI_TABLES, write_tables
+from kb.load import load_kb
+from kb.validate import validate_kb
+
+TODAY = dt.date(2026, 11, 29)
+
+
+def problems(tmp_path, **tables):
+    data = write_tables(tmp_path / "docs" / "data", **tables)
+    return [str(p) for p in validate_kb(load_kb(data, shown_root=tmp_path), today=TODAY)]
+
+
+def test_the_mini_kb_is_valid(tmp_path):
+    assert problems(tmp_path) == []
+
+
+def add_claim(extra: str) -> str:
+    return textwrap.dedent(MINI_TABLES["claims"]) + textwrap.dedent(extra)
+
+
+def test_duplicate_id(tmp_path):
+    claims = add_claim("""\
+        - id: dev
+          topic: device
+          statement: Again.
+          status: confirmed
+          sources: [{id: prim, locator: x}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:19: claims[2].id: duplicate id 'dev' (first used on line 1; expected unique ids)"]
+
+
+def test_unknown_source(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: reported
+          sources: [{id: nope, locator: x}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:23: claims[2].sources[0].id: unknown source 'nope' (expected an id from docs/data/sources.yml)"]
+
+
+def test_orphan_source(tmp_path):
+    sources = textwrap.dedent(MINI_TABLES["sources"]) + (
+        "- {id: lonely, title: T, publisher: P, url: 'https://x.org/', accessed: 2026-11-01, kind: news, language: en}\n")
+    assert problems(tmp_path, sources=sources) == [
+        "docs/data/sources.yml:16: sources[2]: source 'lonely' is cited by no record "
+        "(expected every source to back at least one fact; cite it or remove it)"]
+
+
+def test_confirmed_needs_a_primary_source(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: confirmed
+          sources: [{id: news, locator: x}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:22: claims[2].status: 'confirmed' but no cited source is primary or vendor-docs "
+        "(expected a primary or vendor-docs source, or status 'reported')"]
+
+
+def test_disputed_needs_two_sources_saying_what(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: disputed
+          sources: [{id: prim, locator: x}]
+          conflicts: [{source: prim, says: one thing}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:22: claims[2].status: 'disputed' but conflicts name 1 source(s) "
+        "(expected at least two sources, each with what it says)"]
+
+
+def test_disputed_with_two_sources_is_fine(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: disputed
+          sources: [{id: prim, locator: x}, {id: news, locator: y}]
+          conflicts: [{source: prim, says: one thing}, {source: news, says: another}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == []
+
+
+def test_corrected_needs_the_wrong_source(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: corrected
+          sources: [{id: prim, locator: x}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:22: claims[2].status: 'corrected' but conflicts is empty "
+        "(expected the source that published the wrong claim and what it says)"]
+
+
+def test_unknown_source_in_conflicts(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: disputed
+          sources: [{id: prim, locator: x}]
+          conflicts: [{source: prim, says: a}, {source: ghost, says: b}]
+          reviewed: 2026-11-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:24: claims[2].conflicts[1].source: unknown source 'ghost' (expected an id from docs/data/sources.yml)"]
+
+
+def test_reviewed_in_the_future(tmp_path):
+    claims = add_claim("""\
+        - id: c3
+          topic: device
+          statement: X.
+          status: reported
+          sources: [{id: news, locator: x}]
+          reviewed: 2027-01-01
+        """)
+    assert problems(tmp_path, claims=claims) == [
+        "docs/data/claims.yml:24: claims[2].reviewed: 2027-01-01 is in the future (expected a date up to 2026-11-29)"]
+
+
+def test_source_needs_url_or_file(tmp_path):
+    sources = textwrap.dedent(MINI_TABLES["sources"]).replace("  file: seeds/x.txt\n", "")
+    assert problems(tmp_path, sources=sources) == [
+        "docs/data/sources.yml:9: sources[1]: source 'news' has neither url nor file (expected one of them, so a reader can find it)"]
