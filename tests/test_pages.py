@@ -44,7 +44,8 @@ def test_broken_link_anchor_image_and_raw_html(mini):
         "docs/x.md:6: link to missing page 'missing.md' (expected docs/missing.md to exist)",
         "docs/x.md:7: link to missing anchor '#nope' in sub/page.md (expected a heading or id with that name)",
         "docs/x.md:8: link to missing file 'img/none.png' (expected docs/img/none.png to exist)",
-        "docs/x.md:9: link to missing page 'sub/gone.md' (expected docs/sub/gone.md to exist)",
+        "docs/x.md:9: raw HTML link 'sub/gone.md' to a Markdown file is a 404 in the browser (expected a Markdown "
+        "link [text](page.md), which MkDocs rewrites)",
         "docs/x.md:11: absolute link '/abs.md' (expected a path relative to this page)",
     ]
 

@@ -161,10 +161,14 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
                 continue
             problems += _external(line, lineno, page, urls)
             code_free = re.sub(r"(`+).+?\1", "", line)
-            targets = [(t, bool(img)) for img, t in _MD_LINK.findall(code_free)]
-            targets += [(t, False) for t in _HTML_REF.findall(code_free)]
-            for target, _is_img in targets:
+            for _img, target in _MD_LINK.findall(code_free):
                 problems += _internal(target, lineno, page, by_uri, docs)
+            for target in _HTML_REF.findall(code_free):
+                if re.match(r"^[^:#?]+\.md(?:[#?]|$)", target):
+                    problems.append(Problem(page.shown, lineno, f"raw HTML link '{target}' to a Markdown file is a 404 in "
+                                            "the browser (expected a Markdown link [text](page.md), which MkDocs rewrites)"))
+                else:
+                    problems += _internal(target, lineno, page, by_uri, docs)
     return problems
 
 

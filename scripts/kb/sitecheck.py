@@ -123,16 +123,12 @@ def _check_ref(ref: Ref, rel: str, site: Path, ids: dict[str, set[str]]) -> str 
             return f"root-absolute link '{url}' (expected a relative link, so the site works under any path and from file://)"
         base = "" if parts.path.startswith("/") else os.path.dirname(rel)  # 404.html is served from any path
         target = os.path.normpath(os.path.join(base, unquote(parts.path).lstrip("/"))).replace(os.sep, "/")
-        if target.startswith("..") or target == ".":
-            if target == ".":
-                target = "index.html"
-            else:
-                return f"link '{url}' points outside the site (expected a file inside it)"
-        full = site / target
-        if full.is_dir() or url.endswith("/"):
-            target = (target.rstrip("/") + "/index.html").lstrip("/") if target != "." else "index.html"
-            full = site / target
-        if not full.is_file():
+        if target.startswith(".."):
+            return f"link '{url}' points outside the site (expected a file inside it)"
+        target = "" if target == "." else target
+        if not target or parts.path.endswith("/") or (site / target).is_dir():
+            target = f"{target}/index.html".lstrip("/")
+        if not (site / target).is_file():
             if target.endswith(".md"):
                 return f"link '{url}' points at a Markdown source (expected the built page; write links to .md files in Markdown, not raw HTML)"
             return f"broken link '{url}' (expected {target} in the built site)"

@@ -1,0 +1,33 @@
+"""Run the project's checks the way the README's commands do, in a subprocess."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+
+
+def run(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
+    env = {**ENV, "PYTHONPATH": str(cwd / "scripts")}
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def validate(root: Path) -> subprocess.CompletedProcess:
+    return run([sys.executable, "-m", "kb", "validate"], root)
+
+
+def build(root: Path, site: Path, config: str = "mkdocs.yml") -> subprocess.CompletedProcess:
+    """A strict build (never -q: quiet mode hides warnings from --strict's count)."""
+    return run([sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", config, "-d", str(site)], root)
+
+
+def check(root: Path) -> tuple[int, str]:
+    """validate, then (if that passed) build: the README's build in one call. Returns (rc, output)."""
+    first = validate(root)
+    if first.returncode != 0:
+        return first.returncode, first.stdout + first.stderr
+    second = build(root, root / "site")
+    return second.returncode, second.stdout + second.stderr

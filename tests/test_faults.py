@@ -1,0 +1,212 @@
+"""Fault injection: copy the real project, break one thing, and expect the build to fail with the
+right file and line. The unfaulted copy must pass, so each fault is what makes the difference."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from buildtools import check
+from conftest import copy_project
+
+
+def append(root: Path, rel: str, text: str) -> int:
+    """Append ``text`` (starting on a new line) and return the line its first line lands on."""
+    path = root / rel
+    body = path.read_text(encoding="utf-8")
+    if not body.endswith("\n"):
+        body += "\n"
+    path.write_text(body + text, encoding="utf-8")
+    return body.count("\n") + 1
+
+
+def first(root: Path, table: str, key: str) -> str:
+    text = (root / "docs" / "data" / f"{table}.yml").read_text(encoding="utf-8")
+    return re.search(rf"^\s*-?\s*{key}:\s*(\S+)", text, re.M).group(1)
+
+
+def claim(id_: str, source: str = "wheel", status: str = "reported", extra: str = "") -> str:
+    return (f"- id: {id_}\n  topic: device\n  statement: Injected.\n  status: {status}\n"
+            f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  reviewed: 2026-11-01\n")
+
+
+FIGURE = ("- id: injected-figure\n  metric: Injected\n  value: 1\n  unit: tokens/s\n  conditions: {}\n"
+          "  measured_by: vendor\n  claimed_by: V\n  topic: throughput\n  status: reported\n"
+          "  sources:\n    - {id: seed-000, locator: here}\n  reviewed: 2026-11-01\n")
+
+
+# Each fault: (what it breaks, the file and line expected, a fragment of the expected message).
+def f_page_link(r):
+    return f"docs/index.md:{append(r, 'docs/index.md', '[x](no-such-page.md)')}", "link to missing page 'no-such-page.md'"
+
+
+def f_anchor(r):
+    line = append(r, "docs/index.md", "[x](reference/sources.md#no-such-anchor)")
+    return f"docs/index.md:{line}", "missing anchor '#no-such-anchor'"
+
+
+def f_image(r):
+    return f"docs/index.md:{append(r, 'docs/index.md', '![d](img/missing.png)')}", "link to missing file 'img/missing.png'"
+
+
+def f_unknown_source(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim", source="no-such-source"))
+    return f"docs/data/claims.yml:{line + 5}", "unknown source 'no-such-source'"
+
+
+def f_duplicate_id(r):
+    line = append(r, "docs/data/claims.yml", claim(first(r, "claims", "id")))
+    return f"docs/data/claims.yml:{line}", "duplicate id"
+
+
+def f_orphan_source(r):
+    line = append(r, "docs/data/sources.yml", "- {id: injected-orphan, title: T, publisher: P, url: 'https://example.org/x', "
+                  "accessed: 2026-11-01, kind: news, language: en}\n")
+    return f"docs/data/sources.yml:{line}", "source 'injected-orphan' is cited by no record"
+
+
+def f_missing_unit(r):
+    line = append(r, "docs/data/figures.yml", FIGURE.replace("  unit: tokens/s\n", ""))
+    return f"docs/data/figures.yml:{line}", "missing field 'unit'"
+
+
+def f_wrong_type(r):
+    line = append(r, "docs/data/figures.yml", FIGURE.replace("value: 1", "value: lots"))
+    return f"docs/data/figures.yml:{line + 2}", "value: expected a valid number, got string 'lots'"
+
+
+def f_unknown_key(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim", extra="  colour: red\n"))
+    return f"docs/data/claims.yml:{line + 6}", "unknown key 'colour'"
+
+
+def f_duplicate_yaml_key(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim", extra="  topic: again\n"))
+    return f"docs/data/claims.yml:{line + 6}", "duplicate key 'topic'"
+
+
+def f_confirmed_news_only(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim", source="seed-000", status="confirmed"))
+    return f"docs/data/claims.yml:{line + 3}", "'confirmed' but no cited source is primary or vendor-docs"
+
+
+def f_disputed_one_source(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim", status="disputed",
+                                                    extra="  conflicts:\n    - {source: wheel, says: x}\n"))
+    return f"docs/data/claims.yml:{line + 3}", "'disputed' but conflicts name 1 source(s)"
+
+
+def f_bad_date(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim").replace("2026-11-01", "2026-13-45"))
+    return f"docs/data/claims.yml:{line + 6}", "'2026-13-45' is not a real date"
+
+
+def f_malformed_yaml(r):
+    line = append(r, "docs/data/glossary.yml", "- id: [broken\n  term: X\n")
+    return f"docs/data/glossary.yml:{line + 1}", "malformed YAML"
+
+
+def f_non_utf8(r):
+    path = r / "docs" / "data" / "figures.yml"
+    line = path.read_bytes().count(b"\n") + 1
+    path.write_bytes(path.read_bytes() + b"# caf\xe9\n")
+    return f"docs/data/figures.yml:{line}", "byte 0xe9 is not valid UTF-8"
+
+
+def f_empty_table(r):
+    (r / "docs" / "data" / "hardware.yml").write_text("", encoding="utf-8")
+    return "docs/data/hardware.yml:1", "file is empty"
+
+
+def f_http_source(r):
+    path = r / "docs" / "data" / "sources.yml"
+    text = path.read_text(encoding="utf-8")
+    m = re.search(r"^(\s*)url: https://", text, re.M)
+    path.write_text(text[: m.start()] + text[m.start():].replace("url: https://", "url: http://", 1), encoding="utf-8")
+    return f"docs/data/sources.yml:{text.count(chr(10), 0, m.start()) + 1}", "is not an absolute https URL"
+
+
+def f_unknown_shortcode_id(r):
+    return f"docs/index.md:{append(r, 'docs/index.md', '<!-- kb:figure no-such-figure -->')}", "unknown figures id 'no-such-figure'"
+
+
+def f_unknown_shortcode(r):
+    return f"docs/index.md:{append(r, 'docs/index.md', '<!-- kb:nosuch x -->')}", "unknown shortcode 'kb:nosuch'"
+
+
+def f_empty_filter(r):
+    line = append(r, "docs/index.md", "<!-- kb:table claims topic=no-such-topic -->")
+    return f"docs/index.md:{line}", "has no record matching 'topic=no-such-topic'"
+
+
+def f_unregistered_url(r):
+    line = append(r, "docs/index.md", "Read https://unregistered.example.com/page first.")
+    return f"docs/index.md:{line}", "external URL 'https://unregistered.example.com/page' is not a registered source"
+
+
+def f_cdn_script(r):
+    line = append(r, "docs/index.md", '<script src="https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js"></script>')
+    return f"docs/index.md:{line}", "external URL 'https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js' is not a registered source"
+
+
+def f_registered_url_loaded_as_script(r):
+    url = first(r, "sources", "url")
+    append(r, "docs/index.md", f'<script src="{url}"></script>')
+    return "site/index.html:", f"loads '{url}' from another origin"
+
+
+def f_css_import(r):
+    append(r, "docs/stylesheets/kb.css", '@import url("https://fonts.googleapis.com/css2?family=Roboto");')
+    return "site/stylesheets/kb.css:", "from another origin"
+
+
+def f_raw_html_md_link(r):
+    line = append(r, "docs/index.md", '<a href="reference/sources.md">sources</a>')
+    return f"docs/index.md:{line}", "raw HTML link 'reference/sources.md' to a Markdown file is a 404"
+
+
+def f_no_reviewed(r):
+    (r / "docs" / "about" / "injected.md").write_text("---\ntitle: Injected\n---\n\n# Injected\n", encoding="utf-8")
+    return "docs/about/injected.md:1", "front matter has no 'reviewed:'"
+
+
+def f_nav_missing_page(r):
+    text = (r / "mkdocs.yml").read_text(encoding="utf-8")
+    line = text.count("\n", 0, text.index("  - Home: index.md")) + 1
+    (r / "mkdocs.yml").write_text(text.replace("  - Home: index.md", "  - Home: index.md\n  - Gone: no-such-page.md"))
+    return f"mkdocs.yml:{line + 1}", "nav entry 'no-such-page.md' names no page"
+
+
+def f_missing_snippet(r):
+    line = append(r, "docs/index.md", '```python\n--8<-- "no/such/sample.py"\n```')
+    return f"docs/index.md:{line + 1}", "snippet 'no/such/sample.py' not found"
+
+
+FAULTS = [f for name, f in sorted(globals().items()) if name.startswith("f_")]
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    return copy_project(tmp_path_factory.mktemp("pristine"))
+
+
+def test_the_unfaulted_copy_passes(pristine):
+    rc, out = check(pristine)
+    assert rc == 0, out
+
+
+def test_there_are_at_least_twenty_distinct_faults():
+    assert len(FAULTS) >= 20
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.__name__[2:])
+def test_fault_fails_with_file_and_line(fault, tmp_path):
+    root = copy_project(tmp_path)
+    where, what = fault(root)
+    rc, out = check(root)
+    assert rc != 0, f"{fault.__name__} did not fail the build:\n{out}"
+    assert "Traceback" not in out, out
+    matches = [line for line in out.splitlines() if where in line and what in line]
+    assert matches, f"expected a line with '{where}' and '{what}', got:\n{out}"
