@@ -11,7 +11,8 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 
 
 def run(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
-    env = {**ENV, "PYTHONPATH": str(cwd / "scripts")}
+    scripts = cwd / "scripts" if (cwd / "scripts").is_dir() else Path(__file__).resolve().parents[1] / "scripts"
+    env = {**ENV, "PYTHONPATH": str(scripts)}
     return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
 
 

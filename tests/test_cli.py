@@ -1,0 +1,31 @@
+"""The command line: exit codes, sorted file:line output, no traceback on bad input."""
+
+import sys
+
+from buildtools import run
+from conftest import write_tables
+
+
+def test_validate_ok_on_the_mini_project(mini):
+    result = run([sys.executable, "-m", "kb", "--root", str(mini), "validate"], mini.parent)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok: 7 records, 2 pages")
+
+
+def test_validate_lists_every_problem_sorted_and_exits_1(mini):
+    write_tables(mini / "docs" / "data", glossary="- {id: a, term: A}\n", modes="- {id: m}\n")
+    (mini / "docs" / "index.md").write_text("# no front matter\n")
+    result = run([sys.executable, "-m", "kb", "--root", str(mini), "validate"], mini.parent)
+    assert result.returncode == 1
+    lines = result.stderr.splitlines()
+    assert "Traceback" not in result.stderr
+    assert lines[-1].startswith("10 problem(s) in 0 records")
+    problems = lines[:-1]
+    assert problems == sorted(problems)
+    assert problems[0].startswith("docs/data/glossary.yml:1: glossary[0]: missing field 'definition'")
+
+
+def test_check_site_on_a_missing_folder(tmp_path):
+    result = run([sys.executable, "-m", "kb", "check-site", str(tmp_path / "nope")], tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"{tmp_path / 'nope'}:1: no such folder (expected a built site; run the build first)"
