@@ -112,3 +112,11 @@ def test_number_formatting():
     assert with_unit(52, "%", approx=True) == "~52%"
     assert with_unit(2.5, "x") == "2.5×"
     assert text("a|b") == "a&#124;b"
+
+
+def test_banner_goes_under_the_title(kb):
+    from kb.render import banner, with_banner
+    note = banner({"reviewed": "2026-11-01", "applies_to": "torch-tpu 0.2.0"}, Ctx(kb, "index.md"))
+    assert note == '<p class="kb-banner">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
+    assert with_banner("Intro\n# Title\nText", note) == "Intro\n# Title\n\n" + note + "\nText"
+    assert with_banner("No title", note) == note + "No title"

@@ -452,3 +452,11 @@ def banner(meta: dict, ctx: Ctx) -> str:
     if meta.get("reviewed"):
         parts.append(f"Reviewed: {text(meta['reviewed'])}")
     return f'<p class="kb-banner">{" · ".join(parts)}</p>\n\n' if parts else ""
+
+
+def with_banner(markdown: str, note: str) -> str:
+    """Put the banner right under the page's H1 (or first, if the page has none)."""
+    match = re.search(r"^# .*$", markdown, re.M)
+    if not note or not match:
+        return note + markdown
+    return markdown[: match.end()] + "\n\n" + note + markdown[match.end():]

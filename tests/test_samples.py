@@ -1,0 +1,345 @@
+"""The handbook's code samples (snippets/): each one runs, or at least compiles and lints.
+
+snippets/MANIFEST.toml lists every sample with its kind:
+  cpu    run here on the CPU; must exit 0 and print `expect` (or die with `expect_error`)
+  tpu    needs a TPU (gpu: an NVIDIA GPU; xla: a TPU and torch_xla): compiled and linted only,
+         plus an optional `smoke` run on the CPU after a few textual replacements
+  shell  checked with `bash -n`
+Twins (a GPU file and its TPU rewrite, or before/after) declare `hl_lines`, the lines of the
+file that differ from its twin; the pages highlight those, so they are checked against a diff.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SNIPPETS = ROOT / "snippets"
+MANIFEST_PATH = SNIPPETS / "MANIFEST.toml"
+README_PATH = SNIPPETS / "README.md"
+NOT_SAMPLES = {"MANIFEST.toml", "README.md"}
+KINDS = {"cpu", "tpu", "gpu", "xla", "shell"}
+COMPILE_ONLY = {"tpu", "gpu", "xla"}
+TIMEOUT_S = 120
+
+# torch.tpu.* calls that TorchTPU 0.2.0 keeps internal (they raise RuntimeError naming the
+# torch.accelerator.* replacement), so no sample may call them.
+LEGACY_TPU_CALLS = {
+    f"torch.tpu.{name}"
+    for name in (
+        "is_available",
+        "device_count",
+        "current_device",
+        "set_device",
+        "synchronize",
+        "current_stream",
+        "set_stream",
+        "initial_seed",
+        "get_rng_state",
+        "device",
+    )
+}
+
+
+def load_manifest() -> dict[str, dict]:
+    with MANIFEST_PATH.open("rb") as f:
+        return tomllib.load(f)
+
+
+MANIFEST = load_manifest()
+
+
+def entries(*kinds: str) -> list[str]:
+    return sorted(path for path, entry in MANIFEST.items() if entry["kind"] in kinds)
+
+
+def sample_files() -> set[str]:
+    return {
+        p.relative_to(SNIPPETS).as_posix()
+        for p in SNIPPETS.rglob("*")
+        if p.is_file() and p.name not in NOT_SAMPLES and "__pycache__" not in p.parts
+    }
+
+
+def changed_lines(path: str, twin: str) -> list[int]:
+    """1-based numbers of the lines of `path` that a line diff against `twin` marks changed."""
+    mine = (SNIPPETS / path).read_text().splitlines()
+    theirs = (SNIPPETS / twin).read_text().splitlines()
+    matcher = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
+    return [
+        n + 1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal" for n in range(i1, i2)
+    ]
+
+
+def as_hl_lines(numbers: list[int]) -> str:
+    """[3, 4, 5, 9] -> '3-5 9', the syntax of pymdownx.highlight's hl_lines."""
+    spans: list[list[int]] = []
+    for n in numbers:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return " ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def sample_env() -> dict[str, str]:
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPATH", None)  # the samples import nothing from this repository
+    return env
+
+
+def run_python(script: Path, entry: dict, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a sample with this venv's Python, under torchrun when the entry asks for it."""
+    if "torchrun" in entry:
+        launcher = ["-m", "torch.distributed.run", "--standalone"]
+        launcher.append(f"--nproc_per_node={entry['torchrun']}")
+    else:
+        launcher = []
+    return subprocess.run(
+        [sys.executable, *launcher, str(script)],
+        cwd=cwd,
+        env=sample_env(),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+    )
+
+
+def dotted_names(tree: ast.AST) -> set[str]:
+    """Every dotted name used in the code, e.g. 'torch.accelerator.synchronize'."""
+    names = set()
+    for node in ast.walk(tree):
+        parts = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if isinstance(node, ast.Name) and parts:
+            names.add(".".join([node.id, *reversed(parts)]))
+    return names
+
+
+def string_constants(tree: ast.AST) -> set[str]:
+    return {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and type(n.value) is str}
+
+
+# --- the manifest covers the folder, and only real files ---------------------------------
+
+
+def test_every_sample_file_is_in_the_manifest():
+    missing = sorted(sample_files() - set(MANIFEST))
+    assert not missing, f"add these to {MANIFEST_PATH.name} (nothing is skipped silently): {missing}"
+
+
+def test_every_manifest_entry_is_a_file():
+    ghosts = sorted(set(MANIFEST) - sample_files())
+    assert not ghosts, f"{MANIFEST_PATH.name} lists files that do not exist: {ghosts}"
+
+
+@pytest.mark.parametrize("path", sorted(MANIFEST))
+def test_manifest_entry_is_well_formed(path):
+    entry = MANIFEST[path]
+    assert entry.get("kind") in KINDS, f"{path}: kind must be one of {sorted(KINDS)}"
+    assert entry.get("shows"), f"{path}: say in `shows` what the sample shows"
+    page = entry.get("page", "")
+    assert (ROOT / "docs" / page).is_file(), f"{path}: page {page!r} is not a file under docs/"
+    if path.endswith(".sh"):
+        assert entry["kind"] == "shell", f"{path}: shell scripts have kind 'shell'"
+    if entry["kind"] == "cpu":
+        assert ("expect" in entry) != ("expect_error" in entry), (
+            f"{path}: a cpu sample needs exactly one of expect / expect_error"
+        )
+    if "twin" in entry:
+        twin = MANIFEST.get(entry["twin"])
+        assert twin is not None, f"{path}: twin {entry['twin']!r} is not in the manifest"
+        assert twin.get("twin") == path, f"{path}: its twin must name it back"
+
+
+# --- cpu samples: run them -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", entries("cpu"))
+def test_cpu_sample_runs(path, tmp_path):
+    entry = MANIFEST[path]
+    result = run_python(SNIPPETS / path, entry, cwd=tmp_path)
+    output = f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr[-3000:]}"
+    if "expect_error" in entry:
+        assert result.returncode != 0, f"{path} should fail, but exited 0\n{output}"
+        last_line = result.stderr.strip().splitlines()[-1]
+        assert last_line.startswith(entry["expect_error"] + ":"), (
+            f"{path} should end with {entry['expect_error']}\n{output}"
+        )
+    else:
+        assert result.returncode == 0, f"{path} exited {result.returncode}\n{output}"
+        assert entry["expect"] in result.stdout, f"{path}: {entry['expect']!r} not printed\n{output}"
+
+
+def test_rank_divergence_prints_from_rank_zero_only(tmp_path):
+    path = "distributed/rank_divergence.py"
+    entry = MANIFEST[path]
+    result = run_python(SNIPPETS / path, entry, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = [line for line in result.stdout.splitlines() if line.startswith("losses of")]
+    assert len(lines) == 1, f"exactly one rank should print, got: {lines}"
+    assert f"losses of {entry['torchrun']} ranks" in lines[0]
+
+
+def test_wrong_and_fixed_current_accelerator_differ_only_in_the_call():
+    wrong = "device/wrong_current_accelerator.py"
+    fixed = "device/fixed_current_accelerator.py"
+    assert MANIFEST[wrong]["expect_error"] == "TypeError"
+    assert MANIFEST[fixed]["expect"] == "ok"
+    wrong_code = ast.parse((SNIPPETS / wrong).read_text())
+    fixed_code = ast.parse((SNIPPETS / fixed).read_text())
+    calls = {
+        type(node.value).__name__
+        for node in ast.walk(wrong_code)
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "device"
+    }
+    assert calls == {"Attribute"}, "the wrong sample assigns the function, not a call"
+    assert "torch.accelerator.current_accelerator" in dotted_names(fixed_code)
+    assert any(
+        isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.Is) for n in ast.walk(fixed_code)
+    ), "the fixed sample handles current_accelerator() returning None"
+
+
+# --- compile-only samples: syntax, smoke runs, API names ---------------------------------
+
+
+@pytest.mark.parametrize("path", entries("cpu", *COMPILE_ONLY))
+def test_python_sample_compiles(path):
+    source = (SNIPPETS / path).read_text()
+    compile(source, str(SNIPPETS / path), "exec")
+
+
+SMOKE = sorted(path for path, entry in MANIFEST.items() if "smoke" in entry)
+
+
+@pytest.mark.parametrize("path", SMOKE)
+def test_smoke_run_on_cpu(path, tmp_path):
+    """Run a TPU-only sample on the CPU after swapping its TPU names for CPU ones."""
+    entry = MANIFEST[path]
+    assert entry["kind"] in COMPILE_ONLY, f"{path}: cpu samples run as they are"
+    source = (SNIPPETS / path).read_text()
+    for old, new in entry["smoke"]["replace"]:
+        assert old in source, f"{path}: smoke replacement {old!r} no longer matches the sample"
+        source = source.replace(old, new)
+    script = tmp_path / Path(path).name
+    script.write_text(source)
+    result = run_python(script, entry["smoke"], cwd=tmp_path)
+    output = f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr[-3000:]}"
+    assert result.returncode == 0, f"{path} (smoke) exited {result.returncode}\n{output}"
+    assert entry["smoke"]["expect"] in result.stdout, output
+
+
+@pytest.mark.parametrize("path", entries("cpu", *COMPILE_ONLY))
+def test_no_legacy_torch_tpu_device_calls(path):
+    used = dotted_names(ast.parse((SNIPPETS / path).read_text())) & LEGACY_TPU_CALLS
+    assert not used, f"{path}: use torch.accelerator.* instead of {sorted(used)}"
+
+
+@pytest.mark.parametrize("path", entries("tpu"))
+def test_tpu_sample_has_no_cuda_or_xla_left(path):
+    tree = ast.parse((SNIPPETS / path).read_text())
+    leftovers = {s for s in string_constants(tree) if s in {"cuda", "nccl", "xla", "inductor"}}
+    leftovers |= {n for n in dotted_names(tree) if n.startswith(("torch.cuda.", "torch_xla", "xm."))}
+    imports = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module)])
+    }
+    leftovers |= {name for name in imports if name.startswith("torch_xla")}
+    assert not leftovers, f"{path}: GPU or PyTorch/XLA names left in a TPU sample: {leftovers}"
+
+
+# --- twins: the highlighted lines are the lines that differ ------------------------------
+
+
+TWINS = sorted(path for path, entry in MANIFEST.items() if "twin" in entry)
+
+
+@pytest.mark.parametrize("path", TWINS)
+def test_hl_lines_match_the_diff_with_the_twin(path):
+    entry = MANIFEST[path]
+    actual = as_hl_lines(changed_lines(path, entry["twin"]))
+    assert actual, f"{path} is identical to its twin {entry['twin']}"
+    assert entry.get("hl_lines") == actual, (
+        f"{path}: hl_lines should be {actual!r} (lines that differ from {entry['twin']})"
+    )
+
+
+def test_changed_lines_helper():
+    assert as_hl_lines([3, 4, 5, 9, 11, 12]) == "3-5 9 11-12"
+    pair = ("quickstart/first_step_gpu.py", "quickstart/first_step_tpu.py")
+    device_line = next(
+        n
+        for n, line in enumerate((SNIPPETS / pair[0]).read_text().splitlines(), 1)
+        if line.startswith("device =")
+    )
+    assert changed_lines(*pair) == [device_line]
+
+
+# --- lint and shell syntax --------------------------------------------------------------
+
+
+def test_ruff_check_snippets():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "snippets", "tests/test_samples.py"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format_snippets():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "snippets"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, f"run `ruff format snippets`:\n{result.stdout}{result.stderr}"
+
+
+@pytest.mark.parametrize("path", entries("shell"))
+def test_shell_sample_syntax(path):
+    script = SNIPPETS / path
+    assert script.read_text().startswith("#!/usr/bin/env bash\n"), f"{path}: bash shebang"
+    result = subprocess.run(["bash", "-n", str(script)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "set -euo pipefail" in script.read_text(), f"{path}: stop at the first failing step"
+
+
+# --- the README table lists every sample as the manifest does ------------------------------
+
+
+def readme_rows() -> dict[str, list[str]]:
+    rows = {}
+    for line in README_PATH.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0].startswith("`"):
+            rows[cells[0].strip("`")] = cells
+    return rows
+
+
+def test_readme_lists_every_sample_with_its_kind_page_and_hl_lines():
+    rows = readme_rows()
+    assert set(rows) == set(MANIFEST), (
+        f"README.md and MANIFEST.toml disagree: "
+        f"missing {sorted(set(MANIFEST) - set(rows))}, extra {sorted(set(rows) - set(MANIFEST))}"
+    )
+    for path, entry in MANIFEST.items():
+        cells = rows[path]
+        assert entry["kind"] in cells, f"README row of {path} should give kind {entry['kind']}"
+        assert f"`{entry['page']}`" in cells, f"README row of {path} should name {entry['page']}"
+        hl = f"`{entry['hl_lines']}`" if "hl_lines" in entry else "-"
+        assert hl in cells, f"README row of {path} should give hl_lines {hl}"
