@@ -1,0 +1,32 @@
+"""Choose TorchTPU's eager execution mode: for the whole run, globally, or for one block.
+
+For the whole run, from the shell. TorchTPU reads its environment variables once, when
+the backend starts, so set them before Python imports torch:
+
+    TORCH_TPU_DEFER_AND_FUSE=1 python train.py    # Fused Eager as the default mode
+
+Without it the default is Strict Eager (EagerMode.DEFER_NEVER). These mode APIs are
+marked experimental in TorchTPU 0.2.0.
+"""
+
+import torch
+from torch_tpu._internal import execution_mode as em
+
+# Globally, from Python, for the rest of the process. TorchTPU's own 0.2.0 guide assigns
+# the mode on this internal module (torch.tpu.EagerMode is the public alias of its enum).
+em.eager_mode = em.EagerMode.DEFER_AND_FUSE
+
+x = torch.randn(1024, 1024, device="tpu")
+y = torch.relu(x @ x) * 2  # recorded, then fused and compiled with its neighbours
+
+# For one block: a context manager that restores the previous mode on exit.
+# Debug Eager runs each op on its own and waits for it, so an error surfaces at the
+# line that caused it (like CUDA_LAUNCH_BLOCKING=1). Slowest mode: for debugging only.
+with torch.tpu.set_eager_mode(torch.tpu.EagerMode.DEFER_NEVER_AND_LAUNCH_BLOCKING):
+    z = torch.log(y + 1)
+
+# Strict Eager: each op is sent on its own, asynchronously, as on a GPU.
+with torch.tpu.set_eager_mode(torch.tpu.EagerMode.DEFER_NEVER):
+    z = z / z.norm()
+
+print(z.sum().item())
