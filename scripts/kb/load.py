@@ -48,14 +48,19 @@ class KB:
     root: Path
     tables: dict[str, list[Record]] = field(default_factory=dict)
 
+    _index: dict[str, dict[str, Record]] = field(default_factory=dict, repr=False)
+
     def get(self, table: str, record_id: str) -> Record | None:
-        for rec in self.tables.get(table, []):
-            if rec.id == record_id:
-                return rec
-        return None
+        return self.index(table).get(record_id)
 
     def index(self, table: str) -> dict[str, Record]:
-        return {rec.id: rec for rec in self.tables.get(table, [])}
+        """Records of ``table`` by id (the first of duplicates, which validation reports)."""
+        if table not in self._index:
+            records = self.tables.get(table, [])
+            self._index[table] = {}
+            for rec in records:
+                self._index[table].setdefault(rec.id, rec)
+        return self._index[table]
 
 
 def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:

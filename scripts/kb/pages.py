@@ -145,12 +145,14 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
     by_uri = {p.src_uri: p for p in pages}
     urls = {s.model.url.rstrip("/") for s in kb.tables.get("sources", []) if s.model.url}  # type: ignore[attr-defined]
     problems: list[Problem] = []
+    snippets = docs.parent / "snippets"
     for page in pages:
         fence = None
         for n, line in enumerate(page.body.split("\n")):
             lineno = page.body_line + n
             m = _FENCE.match(line)
-            problems += _snippet(line, lineno, page, docs.parent / "snippets")
+            if "8<" in line:
+                problems += _snippet(line, lineno, page, snippets)
             if fence:
                 if m and m.group(1)[0] == fence[0]:
                     fence = None
@@ -160,6 +162,8 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
                 fence = m.group(1)
                 continue
             problems += _external(line, lineno, page, urls)
+            if "](" not in line and "<" not in line:
+                continue
             code_free = re.sub(r"(`+).+?\1", "", line)
             for _img, target in _MD_LINK.findall(code_free):
                 problems += _internal(target, lineno, page, by_uri, docs)
@@ -220,6 +224,8 @@ def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
 
 
 def _external(line: str, lineno: int, page: Page, urls: set[str]) -> list[Problem]:
+    if "http" not in line:
+        return []
     problems = []
     for url in _URL.findall(line):
         url = url.rstrip(".,;:")

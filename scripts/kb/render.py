@@ -11,6 +11,7 @@ import html
 import posixpath
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable
 
 from . import charts
@@ -37,8 +38,12 @@ class Ctx:
     def link(self, target: str) -> str:
         """A link from this page to ``target`` (a docs-relative path with optional #anchor)."""
         path, _, anchor = target.partition("#")
-        rel = posixpath.relpath(path, posixpath.dirname(self.src_uri) or ".")
-        return rel + (f"#{anchor}" if anchor else "")
+        return _relpath(path, posixpath.dirname(self.src_uri) or ".") + (f"#{anchor}" if anchor else "")
+
+
+@lru_cache(maxsize=4096)
+def _relpath(path: str, start: str) -> str:
+    return posixpath.relpath(path, start)
 
 
 # ---- Text helpers ----
