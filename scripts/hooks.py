@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from kb.errors import format_problems  # noqa: E402
 from kb.pages import appendix  # noqa: E402
+from kb.postprocess import fix_html  # noqa: E402
 from kb.project import Project, built_sources, validate_project  # noqa: E402
 from kb.render import Ctx, banner, render_markdown, with_banner  # noqa: E402
 from kb.sitecheck import check_site  # noqa: E402
@@ -40,6 +41,16 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
         rendered, problems = render_markdown(markdown, Ctx(_project.kb, page.file.src_uri), page.file.src_uri)
         _fail(problems, page.file.src_uri)
     return with_banner(rendered, banner(page.meta, Ctx(_project.kb, page.file.src_uri))) + appendix(_project.kb)
+
+
+# Theme markup fixes for accessibility (named search dialog, read-only checkboxes).
+def on_post_page(output: str, *, page: Page, config: MkDocsConfig) -> str:
+    return fix_html(output)
+
+
+# The same fixes for static templates such as 404.html.
+def on_post_template(output_content: str, *, template_name: str, config: MkDocsConfig) -> str:
+    return fix_html(output_content)
 
 
 # Check the built site: links, anchors, assets, external loads, leftover shortcodes.

@@ -1,0 +1,70 @@
+"""What readers type into the search box mid-migration, and the page that must be in the top 3.
+
+Each row: (query, page), the page as its docs/ source path. tests/browser/test_search.py types
+every query into the real search box and fails on any row whose page is not among the first three
+results, naming the query, the page and the three it got. Add a row when a reader's question
+should land on a page; change a row's page only when the answer moved to another page.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Query(NamedTuple):
+    text: str
+    page: str  # docs/ source path of the page that must be in the top 3 results
+
+
+QUERIES: list[Query] = [
+    # Device code
+    Query("current_accelerator", "migrate/device-code.md"),
+    Query("torch.accelerator", "migrate/device-code.md"),
+    Query("map_location", "migrate/device-code.md"),
+    Query("checkpoint", "migrate/device-code.md"),
+    # "7. Count devices, not chips: ... why a v7 chip shows up as two devices"
+    Query("TPU v7 two devices", "migrate/device-code.md"),
+    # Distributed
+    Query("nccl", "migrate/distributed.md"),
+    Query("tpu_dist", "migrate/distributed.md"),
+    Query("FSDP2", "migrate/distributed.md"),
+    Query("singlehost_wrapper", "migrate/distributed.md"),
+    # Execution modes and compile
+    Query("DeferAndFuse", "understand/execution-modes.md"),
+    Query("Strict Eager", "understand/execution-modes.md"),
+    # "Make Fused Eager the default: TORCH_TPU_DEFER_AND_FUSE"
+    Query("TORCH_TPU_DEFER_AND_FUSE", "understand/execution-modes.md"),
+    Query("buffer donation", "understand/execution-modes.md"),
+    Query("recompile", "migrate/torch-compile.md"),
+    Query("capturable", "migrate/torch-compile.md"),
+    # Precision
+    Query("HIGHEST precision", "understand/precision-modes.md"),
+    Query("set_float32_matmul_precision", "migrate/precision.md"),
+    # From PyTorch/XLA
+    Query("mark_step", "migrate/from-pytorch-xla.md"),
+    # Kernels
+    Query("jax_op", "migrate/custom-kernels.md"),
+    Query("Helion", "migrate/custom-kernels.md"),
+    Query("Pallas", "migrate/custom-kernels.md"),
+    # Serving
+    Query("vLLM", "migrate/serving.md"),
+    # Limits and roadmap
+    Query("dynamic shapes", "limits/index.md"),
+    Query("RL colocation", "limits/index.md"),
+    Query("quantization", "limits/index.md"),
+    # Architecture and peers
+    Query("PrivateUse1", "understand/architecture.md"),
+    Query("TorchNeuron", "understand/compared-with-peers.md"),
+    # Figures and hardware
+    Query("25,700", "figures/index.md"),
+    Query("MFU", "figures/measure-your-own.md"),
+    # Reference
+    Query("TORCH_TPU_TOPOLOGY", "reference/environment-variables.md"),
+    Query("glossary", "reference/glossary.md"),
+    Query("what the reports got wrong", "reference/what-reports-got-wrong.md"),
+    # Error messages as a reader pastes them (headings of the troubleshooting page)
+    Query("NotImplementedError: TPU backend: does not support dynamic shape",
+          "migrate/troubleshooting.md"),
+    Query("RuntimeError: Expected one of cpu, cuda, ... device type at start of device string: tpu",
+          "migrate/troubleshooting.md"),
+]

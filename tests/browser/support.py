@@ -1,0 +1,140 @@
+"""Helpers for the browser tests: building the site, serving it, finding Chromium, reporting.
+
+No test logic lives here; the fixtures are in conftest.py and the checks in the test_*.py files.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+
+# Debian's Chromium (./dev test apt-installs it). Playwright's own browser downloads are never used.
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium",)
+LAUNCH_ARGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+
+# Lines for the terminal summary (pytest_terminal_summary in conftest.py), by section title.
+REPORT: dict[str, list[str]] = {}
+
+
+def report(section: str, line: str) -> None:
+    REPORT.setdefault(section, []).append(line)
+
+
+def write_artifact(name: str, data: object) -> Path:
+    """Write ``data`` (text, or JSON for anything else) to test-artifacts/NAME."""
+    path = ARTIFACTS / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = data if isinstance(data, str) else json.dumps(data, indent=2, ensure_ascii=False)
+    path.write_text(text + ("" if text.endswith("\n") else "\n"), encoding="utf-8")
+    return path
+
+
+def find_chromium() -> str | None:
+    for candidate in CHROMIUM_CANDIDATES:
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def build_site(dest: Path, config: str = "mkdocs.yml") -> subprocess.CompletedProcess:
+    """A strict build of the project into ``dest`` (never -q: it hides warnings from --strict)."""
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "scripts")}
+    args = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(dest)]
+    return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+def check_site(site: Path, *extra: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+    args = [sys.executable, "-m", "kb", "check-site", str(site), *extra]
+    return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's name
+        pass
+
+
+class SiteServer:
+    """The built site over http on 127.0.0.1, on a free port, in a background thread."""
+
+    def __init__(self, site: Path):
+        handler = functools.partial(_QuietHandler, directory=str(site))
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> SiteServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def page_paths(site: Path) -> list[str]:
+    """Every built HTML page as the URL path a reader visits ('' for the home page)."""
+    paths = []
+    for html in sorted(site.rglob("*.html")):
+        rel = html.relative_to(site).as_posix()
+        if rel == "index.html":
+            rel = ""
+        elif rel.endswith("/index.html"):
+            rel = rel[: -len("index.html")]
+        paths.append(rel)
+    return paths
+
+
+def url_path_of(src: str) -> str:
+    """docs source path -> URL path with directory URLs: 'migrate/index.md' -> 'migrate/'."""
+    stem = src[: -len(".md")] if src.endswith(".md") else src
+    if stem == "index":
+        return ""
+    if stem.endswith("/index"):
+        return stem[: -len("index")]
+    return stem + "/"
+
+
+def path_of_url(url: str, origin: str) -> str:
+    """An absolute URL on the site -> URL path without query or fragment ('' for home)."""
+    parts = urlsplit(url)
+    path = parts.path.lstrip("/")
+    if f"{parts.scheme}://{parts.netloc}" != origin:
+        return url
+    if path.endswith("index.html"):
+        path = path[: -len("index.html")]
+    return path
+
+
+def allowed_request(url: str, origin: str) -> bool:
+    """True for the site's own origin and for URLs that never leave the browser."""
+    if url.startswith(("data:", "blob:", "about:")):
+        return True
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" == origin
+
+
+def median_ms(values: list[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def copy_file(src: Path, dest: Path) -> None:
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(src, dest)
