@@ -69,7 +69,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:glossary, kb:sources)",
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
         "limits, env_vars, api_map, hardware, integrations, glossary)",
@@ -120,3 +120,25 @@ def test_banner_goes_under_the_title(kb):
     assert note == '<p class="kb-banner">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
     assert with_banner("Intro\n# Title\nText", note) == "Intro\n# Title\n\n" + note + "\nText"
     assert with_banner("No title", note) == note + "No title"
+
+
+def test_entries_give_each_environment_variable_a_heading(tmp_path):
+    env = """\
+        - id: defer
+          name: TORCH_TPU_DEFER_AND_FUSE
+          purpose: Turns on <Fused> Eager.
+          values: "`1`"
+          default: unset
+          read_when: at start
+          group: execution-modes
+          status: confirmed
+          sources: [{id: prim, locator: strings}]
+          reviewed: 2026-11-01
+        """
+    kb = load_kb(write_tables(tmp_path / "docs" / "data", env_vars=env), shown_root=tmp_path)
+    out, problems = render(kb, "<!-- kb:entries env_vars group=execution-modes -->")
+    assert problems == []
+    assert "### TORCH_TPU_DEFER_AND_FUSE {#env-defer}" in out
+    assert "Turns on &lt;Fused&gt; Eager." in out and "**Values:** <code>1</code>" in out
+    _, problems = render(kb, "<!-- kb:entries figures -->")
+    assert [p.message for p in problems] == ["kb:entries: entries supports the table env_vars only, got 'figures'"]

@@ -362,6 +362,23 @@ def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     raise ShortcodeError(f"no chart for table '{table}' (expected figures or hardware)")
 
 
+def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """One heading per environment variable (so search finds each name as a section title)."""
+    table = _one(pos, "table name")
+    if table != "env_vars":
+        raise ShortcodeError(f"entries supports the table env_vars only, got '{table}'")
+    blocks = []
+    for rec in select(ctx.kb, table, kw):
+        v = rec.model
+        blocks.append("\n\n".join([
+            f"### {v.name} {{#env-{rec.id}}}",  # type: ignore[attr-defined]
+            f"{text(v.purpose)}{text(conflicts(rec))}",  # type: ignore[attr-defined]
+            f"**Values:** {text(v.values)} · **Default:** {text(v.default)} · **Read:** {text(v.read_when)}",  # type: ignore[attr-defined]
+            f"{badge(ctx, v.status)} · Sources: {source_links(ctx, rec)}",  # type: ignore[attr-defined]
+        ]))
+    return "\n\n" + "\n\n".join(blocks) + "\n\n"
+
+
 def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     """Claims whose report came from news and that primary sources correct or do not confirm."""
     if pos:
@@ -389,6 +406,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "mode": sc_mode,
     "chart": sc_chart,
     "corrections": sc_corrections,
+    "entries": sc_entries,
     "glossary": lambda ctx, pos, kw: sc_table(ctx, ["glossary", *pos], kw),
     "sources": lambda ctx, pos, kw: sc_table(ctx, ["sources", *pos], kw),
 }
