@@ -60,6 +60,9 @@ QUERIES: list[Query] = [
     Query("MFU", "figures/measure-your-own.md"),
     # Reference
     Query("TORCH_TPU_TOPOLOGY", "reference/environment-variables.md"),
+    # each variable is a heading there (kb:entries), so exact names land on it
+    Query("TPU_VISIBLE_CHIPS", "reference/environment-variables.md"),
+    Query("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", "reference/environment-variables.md"),
     Query("glossary", "reference/glossary.md"),
     Query("what the reports got wrong", "reference/what-reports-got-wrong.md"),
     # Error messages as a reader pastes them (headings of the troubleshooting page)
