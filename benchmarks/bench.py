@@ -39,7 +39,9 @@ def timed(fn, runs: int) -> list[float]:
 
 
 def build(config: Path, site: Path, strict: bool = True) -> None:
-    args = [sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(site)] + (["--strict"] if strict else [])
+    args = [sys.executable, "-m", "mkdocs", "build", "-f", str(config), "-d", str(site)] + (
+        ["--strict"] if strict else []
+    )
     result = subprocess.run(args, env=ENV, capture_output=True, text=True)
     if result.returncode:
         sys.exit(f"build of {config} failed:\n{result.stderr[-3000:]}")
@@ -52,11 +54,15 @@ def bench_sitecheck(pages: int, runs: int) -> None:
         build(project / "mkdocs.yml", project / "site")
         html = list((project / "site").rglob("*.html"))
         size = sum(p.stat().st_size for p in html)
-        print(f"generated and built {len(html)} HTML pages ({size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s")
+        print(
+            f"generated and built {len(html)} HTML pages ({size / 1e6:.1f} MB) in {time.perf_counter() - start:.1f} s"
+        )
         times = timed(lambda: check_site(project / "site"), runs)
         problems = check_site(project / "site")
-        print(f"kb check-site: median {statistics.median(times):.3f} s over {runs} runs "
-              f"(min {min(times):.3f}, max {max(times):.3f}); {len(problems)} problem(s)")
+        print(
+            f"kb check-site: median {statistics.median(times):.3f} s over {runs} runs "
+            f"(min {min(times):.3f}, max {max(times):.3f}); {len(problems)} problem(s)"
+        )
 
 
 def bench_overhead(runs: int) -> None:
@@ -77,8 +83,10 @@ def bench_overhead(runs: int) -> None:
         site = timed(lambda: check_site(Path(tmp) / "b"), runs * 3)
         p, f, k, s = (statistics.median(x) for x in (plain, full, kb, site))
         print(f"mkdocs build without the hook: median {p:.2f} s; with the hook: {f:.2f} s ({runs} runs each)")
-        print(f"KB validation + shortcode rendering of {len(project.pages)} pages: median {k * 1000:.0f} ms "
-              f"= {100 * k / p:.1f}% of the plain build")
+        print(
+            f"KB validation + shortcode rendering of {len(project.pages)} pages: median {k * 1000:.0f} ms "
+            f"= {100 * k / p:.1f}% of the plain build"
+        )
         print(f"built-site check of the real site: median {s * 1000:.0f} ms = {100 * s / p:.1f}% of the plain build")
 
 

@@ -22,13 +22,19 @@ def generate(dest: Path, pages: int, per_section: int = 50, features: list[str] 
         links = []
         for _ in range(8):
             j = rng.randrange(pages)
-            rel = Path(names[j]).relative_to(Path(name).parent) if Path(names[j]).parent == Path(name).parent \
+            rel = (
+                Path(names[j]).relative_to(Path(name).parent)
+                if Path(names[j]).parent == Path(name).parent
                 else Path("..") / names[j]
+            )
             links.append(f"[page {j}]({rel.as_posix()}#step-{rng.randrange(3) + 1})")
-        rows = "\n".join(f"| `torch.cuda.x{k}` | `torch.accelerator.x{k}` | renamed | [src](#step-1) |" for k in range(10))
+        rows = "\n".join(
+            f"| `torch.cuda.x{k}` | `torch.accelerator.x{k}` | renamed | [src](#step-1) |" for k in range(10)
+        )
         body = [f"---\nreviewed: 2026-11-29\n---\n\n# Page {i}\n"]
         for step in range(1, 4):
-            body.append(f"## Step {step}\n\nMove the code from `cuda` to `tpu`. See {' and '.join(links[step * 2: step * 2 + 3])}.\n")
+            see = " and ".join(links[step * 2 : step * 2 + 3])
+            body.append(f"## Step {step}\n\nMove the code from `cuda` to `tpu`. See {see}.\n")
             body.append("```python\nimport torch\ndevice = torch.device('tpu')\n```\n")
         body.append("| GPU | TPU | Change | Source |\n| --- | --- | --- | --- |\n" + rows + "\n")
         path.write_text("\n".join(body), encoding="utf-8")
@@ -43,8 +49,9 @@ def generate(dest: Path, pages: int, per_section: int = 50, features: list[str] 
     for sec, items in sections.items():
         config += f"  - Section {sec}:\n" + "".join(f"      - {n}\n" for n in items)
     if features is not None:
-        config = re.sub(r"(  features:\n)(    - .*\n)+", lambda m: m.group(1) + "".join(f"    - {f}\n" for f in features),
-                        config)
+        config = re.sub(
+            r"(  features:\n)(    - .*\n)+", lambda m: m.group(1) + "".join(f"    - {f}\n" for f in features), config
+        )
     (dest / "mkdocs.yml").write_text(config, encoding="utf-8")
     return dest
 

@@ -24,6 +24,7 @@ _project: Project | None = None
 
 # ---- Hooks ----
 
+
 # Validate the KB and every page before anything is built.
 def on_pre_build(config: MkDocsConfig) -> None:
     global _project
@@ -61,6 +62,7 @@ def on_post_build(config: MkDocsConfig) -> None:
 
 
 # ---- Helper functions ----
+
 
 def _fail(problems: list, what: str) -> None:
     if problems:

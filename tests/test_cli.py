@@ -28,4 +28,6 @@ def test_validate_lists_every_problem_sorted_and_exits_1(mini):
 def test_check_site_on_a_missing_folder(tmp_path):
     result = run([sys.executable, "-m", "kb", "check-site", str(tmp_path / "nope")], tmp_path)
     assert result.returncode == 2
-    assert result.stderr.strip() == f"{tmp_path / 'nope'}:1: no such folder (expected a built site; run the build first)"
+    assert (
+        result.stderr.strip() == f"{tmp_path / 'nope'}:1: no such folder (expected a built site; run the build first)"
+    )

@@ -28,18 +28,25 @@ def first(root: Path, table: str, key: str) -> str:
 
 
 def claim(id_: str, source: str = "wheel", status: str = "reported", extra: str = "") -> str:
-    return (f"- id: {id_}\n  topic: device\n  statement: Injected.\n  status: {status}\n"
-            f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  reviewed: 2026-11-01\n")
+    return (
+        f"- id: {id_}\n  topic: device\n  statement: Injected.\n  status: {status}\n"
+        f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  reviewed: 2026-11-01\n"
+    )
 
 
-FIGURE = ("- id: injected-figure\n  metric: Injected\n  value: 1\n  unit: tokens/s\n  conditions: {}\n"
-          "  measured_by: vendor\n  claimed_by: V\n  topic: throughput\n  status: reported\n"
-          "  sources:\n    - {id: seed-000, locator: here}\n  reviewed: 2026-11-01\n")
+FIGURE = (
+    "- id: injected-figure\n  metric: Injected\n  value: 1\n  unit: tokens/s\n  conditions: {}\n"
+    "  measured_by: vendor\n  claimed_by: V\n  topic: throughput\n  status: reported\n"
+    "  sources:\n    - {id: seed-000, locator: here}\n  reviewed: 2026-11-01\n"
+)
 
 
 # Each fault: (what it breaks, the file and line expected, a fragment of the expected message).
 def f_page_link(r):
-    return f"docs/index.md:{append(r, 'docs/index.md', '[x](no-such-page.md)')}", "link to missing page 'no-such-page.md'"
+    return (
+        f"docs/index.md:{append(r, 'docs/index.md', '[x](no-such-page.md)')}",
+        "link to missing page 'no-such-page.md'",
+    )
 
 
 def f_anchor(r):
@@ -48,7 +55,10 @@ def f_anchor(r):
 
 
 def f_image(r):
-    return f"docs/index.md:{append(r, 'docs/index.md', '![d](img/missing.png)')}", "link to missing file 'img/missing.png'"
+    return (
+        f"docs/index.md:{append(r, 'docs/index.md', '![d](img/missing.png)')}",
+        "link to missing file 'img/missing.png'",
+    )
 
 
 def f_unknown_source(r):
@@ -62,8 +72,12 @@ def f_duplicate_id(r):
 
 
 def f_orphan_source(r):
-    line = append(r, "docs/data/sources.yml", "- {id: injected-orphan, title: T, publisher: P, url: 'https://example.org/x', "
-                  "accessed: 2026-11-01, kind: news, language: en}\n")
+    line = append(
+        r,
+        "docs/data/sources.yml",
+        "- {id: injected-orphan, title: T, publisher: P, url: 'https://example.org/x', "
+        "accessed: 2026-11-01, kind: news, language: en}\n",
+    )
     return f"docs/data/sources.yml:{line}", "source 'injected-orphan' is cited by no record"
 
 
@@ -93,8 +107,11 @@ def f_confirmed_news_only(r):
 
 
 def f_disputed_one_source(r):
-    line = append(r, "docs/data/claims.yml", claim("injected-claim", status="disputed",
-                                                    extra="  conflicts:\n    - {source: wheel, says: x}\n"))
+    line = append(
+        r,
+        "docs/data/claims.yml",
+        claim("injected-claim", status="disputed", extra="  conflicts:\n    - {source: wheel, says: x}\n"),
+    )
     return f"docs/data/claims.yml:{line + 3}", "'disputed' but conflicts name 1 source(s)"
 
 
@@ -124,12 +141,15 @@ def f_http_source(r):
     path = r / "docs" / "data" / "sources.yml"
     text = path.read_text(encoding="utf-8")
     m = re.search(r"^(\s*)url: https://", text, re.M)
-    path.write_text(text[: m.start()] + text[m.start():].replace("url: https://", "url: http://", 1), encoding="utf-8")
+    path.write_text(text[: m.start()] + text[m.start() :].replace("url: https://", "url: http://", 1), encoding="utf-8")
     return f"docs/data/sources.yml:{text.count(chr(10), 0, m.start()) + 1}", "is not an absolute https URL"
 
 
 def f_unknown_shortcode_id(r):
-    return f"docs/index.md:{append(r, 'docs/index.md', '<!-- kb:figure no-such-figure -->')}", "unknown figures id 'no-such-figure'"
+    return (
+        f"docs/index.md:{append(r, 'docs/index.md', '<!-- kb:figure no-such-figure -->')}",
+        "unknown figures id 'no-such-figure'",
+    )
 
 
 def f_unknown_shortcode(r):
@@ -147,8 +167,13 @@ def f_unregistered_url(r):
 
 
 def f_cdn_script(r):
-    line = append(r, "docs/index.md", '<script src="https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js"></script>')
-    return f"docs/index.md:{line}", "external URL 'https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js' is not a registered source"
+    line = append(
+        r, "docs/index.md", '<script src="https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js"></script>'
+    )
+    return (
+        f"docs/index.md:{line}",
+        "external URL 'https://cdn.jsdelivr.net/npm/mermaid/dist/mermaid.min.js' is not a registered source",
+    )
 
 
 def f_registered_url_loaded_as_script(r):

@@ -45,7 +45,9 @@ def test_missing_unit(tmp_path):
 def test_unit_not_in_vocabulary(tmp_path):
     _, problems = problems_of(tmp_path, "figures", FIGURE.replace("unit: tokens/s", "unit: tok/s"))
     assert len(problems) == 1
-    assert problems[0].startswith("docs/data/figures.yml:4: figures[0].unit: 'tok/s' is not allowed (expected one of: tokens/s,")
+    assert problems[0].startswith(
+        "docs/data/figures.yml:4: figures[0].unit: 'tok/s' is not allowed (expected one of: tokens/s,"
+    )
 
 
 def test_wrong_type(tmp_path):
@@ -61,24 +63,34 @@ def test_unknown_key_lists_the_allowed_ones(tmp_path):
 
 
 def test_unknown_key_in_a_nested_mapping(tmp_path):
-    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("{workload: inference}", "{workload: inference, gpu: 1}"))
-    assert problems[0].startswith("docs/data/figures.yml:5: figures[0].conditions: unknown key 'gpu' (expected one of: model, hardware,")
+    _, problems = problems_of(
+        tmp_path, "figures", FIGURE.replace("{workload: inference}", "{workload: inference, gpu: 1}")
+    )
+    assert problems[0].startswith(
+        "docs/data/figures.yml:5: figures[0].conditions: unknown key 'gpu' (expected one of: model, hardware,"
+    )
 
 
 def test_impossible_date(tmp_path):
     _, problems = problems_of(tmp_path, "figures", FIGURE.replace("reviewed: 2026-11-01", "reviewed: 2026-13-45"))
-    assert problems == ["docs/data/figures.yml:11: figures[0].reviewed: '2026-13-45' is not a real date (expected YYYY-MM-DD)"]
+    assert problems == [
+        "docs/data/figures.yml:11: figures[0].reviewed: '2026-13-45' is not a real date (expected YYYY-MM-DD)"
+    ]
 
 
 def test_http_url_is_refused(tmp_path):
     text = "- {id: s, title: T, publisher: P, url: 'http://x.org/a', accessed: 2026-11-01, kind: news, language: en}\n"
     _, problems = problems_of(tmp_path, "sources", text)
-    assert problems == ["docs/data/sources.yml:1: sources[0].url: 'http://x.org/a' is not an absolute https URL (expected https://host/...)"]
+    assert problems == [
+        "docs/data/sources.yml:1: sources[0].url: 'http://x.org/a' is not an absolute https URL (expected https://host/...)"
+    ]
 
 
 def test_top_level_must_be_a_list(tmp_path):
     _, problems = problems_of(tmp_path, "glossary", "term: HBM\n")
-    assert problems == ["docs/data/glossary.yml:1: top level is a mapping (expected a list of records, each starting with '- ')"]
+    assert problems == [
+        "docs/data/glossary.yml:1: top level is a mapping (expected a list of records, each starting with '- ')"
+    ]
 
 
 def test_a_row_must_be_a_mapping(tmp_path):

@@ -19,27 +19,42 @@ def test_the_mini_project_is_valid(mini):
     assert problems(mini) == []
 
 
-@pytest.mark.parametrize("front, expected", [
-    ("", "docs/x.md:1: no front matter (expected a '---' block with 'reviewed: YYYY-MM-DD')"),
-    ("---\ntitle: X\n---\n", "docs/x.md:1: front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')"),
-    ("---\ntitle: X\nreviewed: 29/11/2026\n---\n", "docs/x.md:3: 'reviewed: 29/11/2026' is not an ISO date (expected YYYY-MM-DD)"),
-    ("---\nreviewed: 2026-02-30\n---\n", "docs/x.md:2: 'reviewed: 2026-02-30' is not an ISO date (expected YYYY-MM-DD)"),
-])
+@pytest.mark.parametrize(
+    "front, expected",
+    [
+        ("", "docs/x.md:1: no front matter (expected a '---' block with 'reviewed: YYYY-MM-DD')"),
+        ("---\ntitle: X\n---\n", "docs/x.md:1: front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')"),
+        (
+            "---\ntitle: X\nreviewed: 29/11/2026\n---\n",
+            "docs/x.md:3: 'reviewed: 29/11/2026' is not an ISO date (expected YYYY-MM-DD)",
+        ),
+        (
+            "---\nreviewed: 2026-02-30\n---\n",
+            "docs/x.md:2: 'reviewed: 2026-02-30' is not an ISO date (expected YYYY-MM-DD)",
+        ),
+    ],
+)
 def test_front_matter(mini, front, expected):
     page(mini, "x.md", "# X\n", front=front)
     assert problems(mini) == [expected]
 
 
 def test_broken_link_anchor_image_and_raw_html(mini):
-    page(mini, "x.md", "\n".join([
-        "# X",
-        "[a](missing.md)",
-        "[b](sub/page.md#nope)",
-        "![c](img/none.png)",
-        '<a href="sub/gone.md">d</a>',
-        "[e](sub/page.md#details) [f](#x) `[g](ignored.md)`",
-        "[h](/abs.md)",
-    ]))
+    page(
+        mini,
+        "x.md",
+        "\n".join(
+            [
+                "# X",
+                "[a](missing.md)",
+                "[b](sub/page.md#nope)",
+                "![c](img/none.png)",
+                '<a href="sub/gone.md">d</a>',
+                "[e](sub/page.md#details) [f](#x) `[g](ignored.md)`",
+                "[h](/abs.md)",
+            ]
+        ),
+    )
     assert problems(mini) == [
         "docs/x.md:6: link to missing page 'missing.md' (expected docs/missing.md to exist)",
         "docs/x.md:7: link to missing anchor '#nope' in sub/page.md (expected a heading or id with that name)",
@@ -51,21 +66,33 @@ def test_broken_link_anchor_image_and_raw_html(mini):
 
 
 def test_anchors_from_headings_attr_lists_duplicates_and_rendered_tables(mini):
-    page(mini, "x.md", "\n".join([
-        "# X",
-        "## `torch.compile` on TPU",
-        "## Same",
-        "## Same",
-        "## Custom {#my-id}",
-        "<!-- kb:table figures -->",
-        "[1](#torchcompile-on-tpu) [2](#same_1) [3](#my-id) [4](#fig-tput) [5](../docs/x.md)",
-    ]))
-    assert problems(mini) == ["docs/x.md:11: link '../docs/x.md' leaves the docs folder (expected a page or file inside docs/)"]
+    page(
+        mini,
+        "x.md",
+        "\n".join(
+            [
+                "# X",
+                "## `torch.compile` on TPU",
+                "## Same",
+                "## Same",
+                "## Custom {#my-id}",
+                "<!-- kb:table figures -->",
+                "[1](#torchcompile-on-tpu) [2](#same_1) [3](#my-id) [4](#fig-tput) [5](../docs/x.md)",
+            ]
+        ),
+    )
+    assert problems(mini) == [
+        "docs/x.md:11: link '../docs/x.md' leaves the docs folder (expected a page or file inside docs/)"
+    ]
 
 
 def test_external_urls_must_be_registered_sources(mini):
-    page(mini, "x.md", "# X\n\nSee https://example.org/doc and https://evil.example.com/x.\n"
-                      "```\ncurl http://insecure.example.com/\n```\n")
+    page(
+        mini,
+        "x.md",
+        "# X\n\nSee https://example.org/doc and https://evil.example.com/x.\n"
+        "```\ncurl http://insecure.example.com/\n```\n",
+    )
     assert problems(mini) == [
         "docs/x.md:7: external URL 'https://evil.example.com/x' is not a registered source "
         "(expected a url from docs/data/sources.yml; add the source there first)",

@@ -21,7 +21,10 @@ def render(kb, md, src="migrate/page.md"):
 def test_figure_has_value_unit_vendor_label_status_and_source(kb):
     out, problems = render(kb, "Speed: <!-- kb:figure tput --> today.")
     assert problems == []
-    assert '<span class="kb-figure" title="Throughput: M; TPU v7; 1 chip; sequence length 5,120; inference">25,700 tokens/s</span>' in out
+    assert (
+        '<span class="kb-figure" title="Throughput: M; TPU v7; 1 chip; sequence length 5,120; inference">25,700 tokens/s</span>'
+        in out
+    )
     assert "vendor claim" in out
     assert "[reported](../about/conventions.md#status-reported){ .kb-badge .kb-badge--reported }" in out
     assert '[news](../reference/sources.md#src-news "A news report, Press: para 3"){ .kb-src }' in out
@@ -49,7 +52,8 @@ def test_filter_alternatives_and_nested_conditions(kb):
 
 def test_hostile_strings_come_out_escaped(tmp_path):
     claims = textwrap.dedent(MINI_TABLES["claims"]).replace(
-        'statement: "The device is `tpu`."', 'statement: "<script>alert(1)</script> | *x* [a](b) `<b>`"')
+        'statement: "The device is `tpu`."', 'statement: "<script>alert(1)</script> | *x* [a](b) `<b>`"'
+    )
     kb = load_kb(write_tables(tmp_path / "docs" / "data", claims=claims), shown_root=tmp_path)
     out, problems = render(kb, "<!-- kb:claim dev -->\n\n<!-- kb:table claims -->")
     assert problems == []
@@ -58,14 +62,16 @@ def test_hostile_strings_come_out_escaped(tmp_path):
 
 
 def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb):
-    md = "\n".join([
-        "<!-- kb:tabel claims -->",
-        "<!-- kb:figure nope -->",
-        "<!-- kb:table nope -->",
-        "<!-- kb:table claims colour=red -->",
-        "<!-- kb:table claims status=disputed -->",
-        "<!-- kb:figure tput extra=1 -->",
-    ])
+    md = "\n".join(
+        [
+            "<!-- kb:tabel claims -->",
+            "<!-- kb:figure nope -->",
+            "<!-- kb:table nope -->",
+            "<!-- kb:table claims colour=red -->",
+            "<!-- kb:table claims status=disputed -->",
+            "<!-- kb:figure tput extra=1 -->",
+        ]
+    )
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
@@ -94,7 +100,9 @@ def test_corrections_list_news_claims_that_sources_correct(kb):
 
 
 def test_chart_is_static_svg_without_blank_lines(kb):
-    out, problems = render(kb, "<!-- kb:chart hardware value=hbm_gib -->\n<!-- kb:chart figures workload=inference title=Speed -->")
+    out, problems = render(
+        kb, "<!-- kb:chart hardware value=hbm_gib -->\n<!-- kb:chart figures workload=inference title=Speed -->"
+    )
     assert problems == []
     assert out.count("<svg") == 2 and "<script" not in out
     assert "192 GiB" in out and "25,700 tokens/s (reported)" in out
@@ -116,6 +124,7 @@ def test_number_formatting():
 
 def test_banner_goes_under_the_title(kb):
     from kb.render import banner, with_banner
+
     note = banner({"reviewed": "2026-11-01", "applies_to": "torch-tpu 0.2.0"}, Ctx(kb, "index.md"))
     assert note == '<p class="kb-banner">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
     assert with_banner("Intro\n# Title\nText", note) == "Intro\n# Title\n\n" + note + "\nText"

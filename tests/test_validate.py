@@ -33,7 +33,8 @@ def test_duplicate_id(tmp_path):
           reviewed: 2026-11-01
         """)
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:19: claims[2].id: duplicate id 'dev' (first used on line 1; expected unique ids)"]
+        "docs/data/claims.yml:19: claims[2].id: duplicate id 'dev' (first used on line 1; expected unique ids)"
+    ]
 
 
 def test_unknown_source(tmp_path):
@@ -46,15 +47,18 @@ def test_unknown_source(tmp_path):
           reviewed: 2026-11-01
         """)
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:23: claims[2].sources[0].id: unknown source 'nope' (expected an id from docs/data/sources.yml)"]
+        "docs/data/claims.yml:23: claims[2].sources[0].id: unknown source 'nope' (expected an id from docs/data/sources.yml)"
+    ]
 
 
 def test_orphan_source(tmp_path):
     sources = textwrap.dedent(MINI_TABLES["sources"]) + (
-        "- {id: lonely, title: T, publisher: P, url: 'https://x.org/', accessed: 2026-11-01, kind: news, language: en}\n")
+        "- {id: lonely, title: T, publisher: P, url: 'https://x.org/', accessed: 2026-11-01, kind: news, language: en}\n"
+    )
     assert problems(tmp_path, sources=sources) == [
         "docs/data/sources.yml:16: sources[2]: source 'lonely' is cited by no record "
-        "(expected every source to back at least one fact; cite it or remove it)"]
+        "(expected every source to back at least one fact; cite it or remove it)"
+    ]
 
 
 def test_confirmed_needs_a_primary_source(tmp_path):
@@ -68,7 +72,8 @@ def test_confirmed_needs_a_primary_source(tmp_path):
         """)
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:22: claims[2].status: 'confirmed' but no cited source is primary or vendor-docs "
-        "(expected a primary or vendor-docs source, or status 'reported')"]
+        "(expected a primary or vendor-docs source, or status 'reported')"
+    ]
 
 
 def test_disputed_needs_two_sources_saying_what(tmp_path):
@@ -83,7 +88,8 @@ def test_disputed_needs_two_sources_saying_what(tmp_path):
         """)
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:22: claims[2].status: 'disputed' but conflicts name 1 source(s) "
-        "(expected at least two sources, each with what it says)"]
+        "(expected at least two sources, each with what it says)"
+    ]
 
 
 def test_disputed_with_two_sources_is_fine(tmp_path):
@@ -110,7 +116,8 @@ def test_corrected_needs_the_wrong_source(tmp_path):
         """)
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:22: claims[2].status: 'corrected' but conflicts is empty "
-        "(expected the source that published the wrong claim and what it says)"]
+        "(expected the source that published the wrong claim and what it says)"
+    ]
 
 
 def test_unknown_source_in_conflicts(tmp_path):
@@ -124,7 +131,8 @@ def test_unknown_source_in_conflicts(tmp_path):
           reviewed: 2026-11-01
         """)
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:24: claims[2].conflicts[1].source: unknown source 'ghost' (expected an id from docs/data/sources.yml)"]
+        "docs/data/claims.yml:24: claims[2].conflicts[1].source: unknown source 'ghost' (expected an id from docs/data/sources.yml)"
+    ]
 
 
 def test_reviewed_in_the_future(tmp_path):
@@ -137,10 +145,12 @@ def test_reviewed_in_the_future(tmp_path):
           reviewed: 2027-01-01
         """)
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:24: claims[2].reviewed: 2027-01-01 is in the future (expected a date up to 2026-11-29)"]
+        "docs/data/claims.yml:24: claims[2].reviewed: 2027-01-01 is in the future (expected a date up to 2026-11-29)"
+    ]
 
 
 def test_source_needs_url_or_file(tmp_path):
     sources = textwrap.dedent(MINI_TABLES["sources"]).replace("  file: seeds/x.txt\n", "")
     assert problems(tmp_path, sources=sources) == [
-        "docs/data/sources.yml:9: sources[1]: source 'news' has neither url nor file (expected one of them, so a reader can find it)"]
+        "docs/data/sources.yml:9: sources[1]: source 'news' has neither url nor file (expected one of them, so a reader can find it)"
+    ]

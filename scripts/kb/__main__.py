@@ -26,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "validate":
         project = validate_project(args.root)
         problems = project.problems
-        what = f"{sum(len(t) for t in project.kb.tables.values()) if project.kb else 0} records, {len(project.pages)} pages"
+        records = sum(len(t) for t in project.kb.tables.values()) if project.kb else 0
+        what = f"{records} records, {len(project.pages)} pages"
     else:
         if not args.site.is_dir():
             print(f"{args.site}:1: no such folder (expected a built site; run the build first)", file=sys.stderr)

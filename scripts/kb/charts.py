@@ -33,9 +33,17 @@ def bar_chart(title: str, bars: list[tuple[str, float, str]]) -> str:
     for i, (label, value, shown) in enumerate(bars):
         y = 32 + i * (_BAR_H + _GAP)
         w = max(1.0, plot_w * value / top)
-        parts.append(f'<text x="{_LABEL_W - 8}" y="{y + _BAR_H * 0.68:.1f}" text-anchor="end" class="kb-chart__label">{esc(label)}</text>')
-        parts.append(f'<rect x="{_LABEL_W}" y="{y}" width="{w:.1f}" height="{_BAR_H}" class="kb-chart__bar"><title>{esc(label)}: {esc(shown)}</title></rect>')
-        parts.append(f'<text x="{_LABEL_W + w + 6:.1f}" y="{y + _BAR_H * 0.68:.1f}" class="kb-chart__value">{esc(shown)}</text>')
+        parts.append(
+            f'<text x="{_LABEL_W - 8}" y="{y + _BAR_H * 0.68:.1f}" text-anchor="end" class="kb-chart__label">'
+            f"{esc(label)}</text>"
+        )
+        parts.append(
+            f'<rect x="{_LABEL_W}" y="{y}" width="{w:.1f}" height="{_BAR_H}" class="kb-chart__bar">'
+            f"<title>{esc(label)}: {esc(shown)}</title></rect>"
+        )
+        parts.append(
+            f'<text x="{_LABEL_W + w + 6:.1f}" y="{y + _BAR_H * 0.68:.1f}" class="kb-chart__value">{esc(shown)}</text>'
+        )
     parts.append("</svg></div>")
     return "".join(parts)
 

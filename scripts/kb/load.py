@@ -71,7 +71,9 @@ def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
     for name in TABLES:
         main = data_dir / f"{name}.yml"
         if not main.is_file():
-            problems.append(Problem(_shown(main, shown_root), 1, f"table '{name}' is missing (expected the file {name}.yml)"))
+            problems.append(
+                Problem(_shown(main, shown_root), 1, f"table '{name}' is missing (expected the file {name}.yml)")
+            )
             continue
         kb.tables[name] = []
         # A table may be split by topic: claims.yml plus claims.<part>.yml, read in name order.
@@ -81,9 +83,14 @@ def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
             problems += found
     for path in sorted(data_dir.glob("*.y*ml")):
         if path.name.split(".")[0] not in TABLES or path.suffix != ".yml":
-            problems.append(Problem(_shown(path, shown_root), 1,
-                                    f"unknown table file '{path.name}' (expected <table>.yml or <table>.<part>.yml, "
-                                    f"table one of: {', '.join(TABLES)})"))
+            problems.append(
+                Problem(
+                    _shown(path, shown_root),
+                    1,
+                    f"unknown table file '{path.name}' (expected <table>.yml or <table>.<part>.yml, "
+                    f"table one of: {', '.join(TABLES)})",
+                )
+            )
     if problems:
         raise KBError(problems)
     return kb
@@ -96,13 +103,21 @@ def load_table(name: str, path: Path, shown: str) -> tuple[list[Record], list[Pr
     except YAMLProblem as exc:
         return [], [exc.problem]
     if not isinstance(located.data, list):
-        return [], [Problem(shown, located.line(()), f"top level is a {_kind(located.data)} (expected a list of records, each starting with '- ')")]
+        return [], [
+            Problem(
+                shown,
+                located.line(()),
+                f"top level is a {_kind(located.data)} (expected a list of records, each starting with '- ')",
+            )
+        ]
     model = TABLES[name]
     records: list[Record] = []
     problems: list[Problem] = []
     for i, row in enumerate(located.data):
         if not isinstance(row, dict):
-            problems.append(Problem(shown, located.line((i,)), f"{name}[{i}] is a {_kind(row)} (expected a mapping of fields)"))
+            problems.append(
+                Problem(shown, located.line((i,)), f"{name}[{i}] is a {_kind(row)} (expected a mapping of fields)")
+            )
             continue
         try:
             rec = model.model_validate(row)
@@ -158,8 +173,15 @@ def _fields_at(model: type[Model], loc: tuple) -> list[str]:
 
 
 def _kind(value: Any) -> str:
-    return {dict: "mapping", list: "list", str: "string", bool: "boolean", int: "number",
-            float: "number", type(None): "empty value"}.get(type(value), type(value).__name__)
+    return {
+        dict: "mapping",
+        list: "list",
+        str: "string",
+        bool: "boolean",
+        int: "number",
+        float: "number",
+        type(None): "empty value",
+    }.get(type(value), type(value).__name__)
 
 
 def _shown(path: Path, root: Path) -> str:

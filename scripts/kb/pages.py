@@ -52,20 +52,31 @@ def split_front_matter(text: str, shown: str) -> tuple[dict, str, int, list[Prob
         p = exc.problem
         msg = "front matter is empty" if "empty" in p.message else p.message
         line = 1 if "empty" in p.message else p.line + 1
-        return {}, text[m.end():], body_line, [Problem(shown, line, msg + (" (expected 'reviewed: YYYY-MM-DD')" if "empty" in p.message else ""))]
+        return (
+            {},
+            text[m.end() :],
+            body_line,
+            [Problem(shown, line, msg + (" (expected 'reviewed: YYYY-MM-DD')" if "empty" in p.message else ""))],
+        )
     meta = located.data if isinstance(located.data, dict) else {}
     problems = []
     reviewed = meta.get("reviewed")
     if reviewed is None:
         problems.append(Problem(shown, 1, "front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')"))
     elif not (isinstance(reviewed, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", reviewed) and _real_date(reviewed)):
-        problems.append(Problem(shown, located.line(("reviewed",)) + 1,
-                                f"'reviewed: {reviewed}' is not an ISO date (expected YYYY-MM-DD)"))
-    return meta, text[m.end():], body_line, problems
+        problems.append(
+            Problem(
+                shown,
+                located.line(("reviewed",)) + 1,
+                f"'reviewed: {reviewed}' is not an ISO date (expected YYYY-MM-DD)",
+            )
+        )
+    return meta, text[m.end() :], body_line, problems
 
 
 def _real_date(value: str) -> bool:
     import datetime as dt
+
     try:
         dt.date.fromisoformat(value)
         return True
@@ -169,8 +180,14 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
                 problems += _internal(target, lineno, page, by_uri, docs)
             for target in _HTML_REF.findall(code_free):
                 if re.match(r"^[^:#?]+\.md(?:[#?]|$)", target):
-                    problems.append(Problem(page.shown, lineno, f"raw HTML link '{target}' to a Markdown file is a 404 in "
-                                            "the browser (expected a Markdown link [text](page.md), which MkDocs rewrites)"))
+                    problems.append(
+                        Problem(
+                            page.shown,
+                            lineno,
+                            f"raw HTML link '{target}' to a Markdown file is a 404 in "
+                            "the browser (expected a Markdown link [text](page.md), which MkDocs rewrites)",
+                        )
+                    )
                 else:
                     problems += _internal(target, lineno, page, by_uri, docs)
     return problems
@@ -213,13 +230,20 @@ def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
         elif isinstance(node, str) and not re.match(r"^[a-z][a-z0-9+.-]*:", node):
             listed.add(node)
             if node not in known:
-                problems.append(Problem("mkdocs.yml", located.line(path), f"nav entry '{node}' names no page "
-                                        f"(expected docs/{node} to exist)"))
+                problems.append(
+                    Problem(
+                        "mkdocs.yml",
+                        located.line(path),
+                        f"nav entry '{node}' names no page (expected docs/{node} to exist)",
+                    )
+                )
 
     walk(nav, ("nav",))
     for page in pages:
         if page.src_uri not in listed:
-            problems.append(Problem(page.shown, 1, f"page is not in the nav (expected an entry for '{page.src_uri}' in mkdocs.yml)"))
+            problems.append(
+                Problem(page.shown, 1, f"page is not in the nav (expected an entry for '{page.src_uri}' in mkdocs.yml)")
+            )
     return problems
 
 
@@ -230,10 +254,20 @@ def _external(line: str, lineno: int, page: Page, urls: set[str]) -> list[Proble
     for url in _URL.findall(line):
         url = url.rstrip(".,;:")
         if url.startswith("http://"):
-            problems.append(Problem(page.shown, lineno, f"external URL '{url}' is not https (expected a registered https source URL)"))
+            problems.append(
+                Problem(
+                    page.shown, lineno, f"external URL '{url}' is not https (expected a registered https source URL)"
+                )
+            )
         elif url.split("#")[0].rstrip("/") not in urls:
-            problems.append(Problem(page.shown, lineno, f"external URL '{url}' is not a registered source "
-                                    "(expected a url from docs/data/sources.yml; add the source there first)"))
+            problems.append(
+                Problem(
+                    page.shown,
+                    lineno,
+                    f"external URL '{url}' is not a registered source "
+                    "(expected a url from docs/data/sources.yml; add the source there first)",
+                )
+            )
     return problems
 
 
@@ -249,18 +283,32 @@ def _internal(target: str, lineno: int, page: Page, by_uri: dict[str, Page], doc
             return [Problem(page.shown, lineno, f"absolute link '{target}' (expected a path relative to this page)")]
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(page.src_uri), path))
         if resolved.startswith("../") or resolved == "..":
-            return [Problem(page.shown, lineno, f"link '{target}' leaves the docs folder (expected a page or file inside docs/)")]
+            return [
+                Problem(
+                    page.shown, lineno, f"link '{target}' leaves the docs folder (expected a page or file inside docs/)"
+                )
+            ]
         if resolved.endswith(".md"):
             target_page = by_uri.get(resolved)
             if target_page is None:
-                return [Problem(page.shown, lineno, f"link to missing page '{target}' (expected docs/{resolved} to exist)")]
+                return [
+                    Problem(page.shown, lineno, f"link to missing page '{target}' (expected docs/{resolved} to exist)")
+                ]
         else:
             if not (docs / resolved).is_file():
-                return [Problem(page.shown, lineno, f"link to missing file '{target}' (expected docs/{resolved} to exist)")]
+                return [
+                    Problem(page.shown, lineno, f"link to missing file '{target}' (expected docs/{resolved} to exist)")
+                ]
             return []
     if anchor and anchor not in target_page.anchors:
-        return [Problem(page.shown, lineno, f"link to missing anchor '#{anchor}' in {target_page.src_uri} "
-                        "(expected a heading or id with that name)")]
+        return [
+            Problem(
+                page.shown,
+                lineno,
+                f"link to missing anchor '#{anchor}' in {target_page.src_uri} "
+                "(expected a heading or id with that name)",
+            )
+        ]
     return []
 
 

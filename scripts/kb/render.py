@@ -48,6 +48,7 @@ def _relpath(path: str, start: str) -> str:
 
 # ---- Text helpers ----
 
+
 def text(value: object) -> str:
     """Escape a data value for Markdown+HTML; `backticks` become <code>."""
     out = []
@@ -120,6 +121,7 @@ def conflicts(rec: Record) -> str:
 
 # ---- Filters ----
 
+
 def _field_value(rec: Record, key: str) -> object:
     model = rec.model
     if key == "cites":
@@ -136,6 +138,7 @@ def _field_value(rec: Record, key: str) -> object:
 
 def filter_keys(table: str, kb: KB) -> list[str]:
     from .schema import TABLES
+
     keys = list(TABLES[table].model_fields)
     if "conditions" in keys:
         keys += list(Conditions.model_fields)
@@ -183,6 +186,7 @@ def _fmt_filter(value: object) -> str:
 
 # ---- Tables ----
 
+
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     lines += ["| " + " | ".join(cell or "&nbsp;" for cell in row) + " |" for row in rows]
@@ -199,63 +203,163 @@ def table_rows(ctx: Ctx, table: str, records: list[Record]) -> tuple[list[str], 
     st = lambda r: badge(ctx, r.model.status)  # noqa: E731
     m = lambda r: r.model  # noqa: E731
     if table == "sources":
+
         def title(r: Record) -> str:
             s = m(r)
             name = f"[{text(s.title)}]({s.url})" if s.url else f"{text(s.title)} (<code>{text(s.file)}</code>)"
             note = f" <br><small>{text(s.note)}</small>" if s.note else ""
             return f"{_anchor('src', r)}<code>{text(r.id)}</code> {name}{note}"
-        return (["Source", "Publisher", "Published", "Kind", "Language", "Accessed"],
-                [[title(r), text(m(r).publisher), text(m(r).published or "undated"), text(m(r).kind),
-                  text(m(r).language), text(m(r).accessed)] for r in records])
+
+        return (
+            ["Source", "Publisher", "Published", "Kind", "Language", "Accessed"],
+            [
+                [
+                    title(r),
+                    text(m(r).publisher),
+                    text(m(r).published or "undated"),
+                    text(m(r).kind),
+                    text(m(r).language),
+                    text(m(r).accessed),
+                ]
+                for r in records
+            ],
+        )
     if table == "claims":
+
         def claim(r: Record) -> str:
             c = m(r)
             wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""
             return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"
+
         return (["Fact", "Status", "Sources"], [[claim(r), st(r), src(r)] for r in records])
     if table == "figures":
+
         def label(r: Record) -> str:
             v = vendor_label(r)
             return f"{text(m(r).claimed_by)}" + (f" ({v})" if v else "")
-        return (["Figure", "Value", "Conditions", "Claimed by", "Status", "Sources"],
-                [[f"{_anchor('fig', r)}{text(m(r).metric)}" + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
-                  f"**{text(with_unit(m(r).value, m(r).unit, m(r).approx))}**",
-                  text(conditions(m(r).conditions)), label(r), st(r), src(r)] for r in records])
+
+        return (
+            ["Figure", "Value", "Conditions", "Claimed by", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('fig', r)}{text(m(r).metric)}"
+                    + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
+                    f"**{text(with_unit(m(r).value, m(r).unit, m(r).approx))}**",
+                    text(conditions(m(r).conditions)),
+                    label(r),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "modes":
-        return (["Mode", "How to select it", "Behaviour", "Cost", "Use when", "Status", "Sources"],
-                [[f"{_anchor('mode', r)}**{text(m(r).name)}**" + (" (default)" if m(r).default else ""),
-                  text(m(r).api) + (f"<br>env: <code>{text(m(r).env_var)}</code>" if m(r).env_var else ""),
-                  text(m(r).behaviour), text(m(r).cost), text(m(r).use_when), st(r), src(r)] for r in records])
+        return (
+            ["Mode", "How to select it", "Behaviour", "Cost", "Use when", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('mode', r)}**{text(m(r).name)}**" + (" (default)" if m(r).default else ""),
+                    text(m(r).api) + (f"<br>env: <code>{text(m(r).env_var)}</code>" if m(r).env_var else ""),
+                    text(m(r).behaviour),
+                    text(m(r).cost),
+                    text(m(r).use_when),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "limits":
-        return (["Area", "Limit", "What it means", "Workaround today", "Roadmap", "Status", "Sources"],
-                [[f"{_anchor('limit', r)}**{text(m(r).area)}**", text(m(r).limit), text(m(r).impact),
-                  text(m(r).workaround), text(m(r).roadmap), st(r), src(r)] for r in records])
+        return (
+            ["Area", "Limit", "What it means", "Workaround today", "Roadmap", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('limit', r)}**{text(m(r).area)}**",
+                    text(m(r).limit),
+                    text(m(r).impact),
+                    text(m(r).workaround),
+                    text(m(r).roadmap),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "env_vars":
-        return (["Variable", "Purpose", "Values", "Default", "Read when", "Status", "Sources"],
-                [[f"{_anchor('env', r)}<code>{text(m(r).name)}</code>", text(m(r).purpose) + f"<small>{conflicts(r)}</small>",
-                  text(m(r).values), text(m(r).default), text(m(r).read_when), st(r), src(r)] for r in records])
+        return (
+            ["Variable", "Purpose", "Values", "Default", "Read when", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('env', r)}<code>{text(m(r).name)}</code>",
+                    text(m(r).purpose) + f"<small>{conflicts(r)}</small>",
+                    text(m(r).values),
+                    text(m(r).default),
+                    text(m(r).read_when),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "api_map":
-        return (["CUDA side", "TorchTPU side", "Change", "Note", "Status", "Sources"],
-                [[f"{_anchor('api', r)}{text(m(r).gpu)}", text(m(r).tpu), text(m(r).change), text(m(r).note),
-                  st(r), src(r)] for r in records])
+        return (
+            ["CUDA side", "TorchTPU side", "Change", "Note", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('api', r)}{text(m(r).gpu)}",
+                    text(m(r).tpu),
+                    text(m(r).change),
+                    text(m(r).note),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "hardware":
-        return (["Generation", "HBM per chip", "bf16 peak per chip", "Devices per chip", "Status", "Sources"],
-                [[f"{_anchor('hw', r)}**{text(m(r).name)}**" + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
-                  text(with_unit(m(r).hbm_gib, "GiB")), text(with_unit(m(r).bf16_tflops, "TFLOP/s")),
-                  text(m(r).devices_per_chip), st(r), src(r)] for r in records])
+        return (
+            ["Generation", "HBM per chip", "bf16 peak per chip", "Devices per chip", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('hw', r)}**{text(m(r).name)}**"
+                    + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
+                    text(with_unit(m(r).hbm_gib, "GiB")),
+                    text(with_unit(m(r).bf16_tflops, "TFLOP/s")),
+                    text(m(r).devices_per_chip),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "integrations":
-        return (["Project", "Role", "Package", "Note", "Status", "Sources"],
-                [[f"{_anchor('int', r)}**{text(m(r).name)}**", text(m(r).role),
-                  f"<code>{text(m(r).package)}</code>" if m(r).package else "none named",
-                  text(m(r).note or ""), st(r), src(r)] for r in records])
+        return (
+            ["Project", "Role", "Package", "Note", "Status", "Sources"],
+            [
+                [
+                    f"{_anchor('int', r)}**{text(m(r).name)}**",
+                    text(m(r).role),
+                    f"<code>{text(m(r).package)}</code>" if m(r).package else "none named",
+                    text(m(r).note or ""),
+                    st(r),
+                    src(r),
+                ]
+                for r in records
+            ],
+        )
     if table == "glossary":
-        return (["Term", "Stands for", "Meaning"],
-                [[f"{_anchor('term', r)}**{text(m(r).term)}**", text(m(r).expansion or ""), text(m(r).definition)]
-                 for r in records])
+        return (
+            ["Term", "Stands for", "Meaning"],
+            [
+                [f"{_anchor('term', r)}**{text(m(r).term)}**", text(m(r).expansion or ""), text(m(r).definition)]
+                for r in records
+            ],
+        )
     raise ShortcodeError(f"table '{table}' has no renderer")  # pragma: no cover - TABLES and this stay in step
 
 
 # ---- Shortcodes ----
+
 
 def _parse_args(raw: str) -> tuple[list[str], dict[str, str]]:
     pos, kw = [], {}
@@ -306,11 +410,12 @@ def sc_claim(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "claims", _one(pos, "claim id"))
     c = rec.model
-    return f"{text(c.statement)} <small class=\"kb-meta\">({badge(ctx, c.status)}; {source_links(ctx, rec)})</small>"  # type: ignore[attr-defined]
+    return f'{text(c.statement)} <small class="kb-meta">({badge(ctx, c.status)}; {source_links(ctx, rec)})</small>'  # type: ignore[attr-defined]
 
 
 def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     from .schema import STATUSES
+
     _no_kw(kw)
     status = _one(pos, "status")
     if status not in STATUSES:
@@ -318,18 +423,26 @@ def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     return badge(ctx, status)
 
 
+def _paragraphs(*lines: str) -> str:
+    """Separate lines into Markdown paragraphs, set apart from the text around the shortcode."""
+    return "\n\n" + "\n\n".join(lines) + "\n\n"
+
+
+def _status_line(ctx: Ctx, rec: Record) -> str:
+    """Badge, who says what (for disputed records) and source links."""
+    return f"{badge(ctx, rec.model.status)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"  # type: ignore[attr-defined]
+
+
 def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "limits", _one(pos, "limit id"))
     lim = rec.model
-    return "\n\n".join([
-        "",
+    return _paragraphs(
         f"**The limit.** {text(lim.limit)}",  # type: ignore[attr-defined]
         f"**What it means for a workload.** {text(lim.impact)}",  # type: ignore[attr-defined]
         f"**Workaround today.** {text(lim.workaround)}",  # type: ignore[attr-defined]
-        f"**Roadmap.** {text(lim.roadmap)} · {badge(ctx, lim.status)}{text(conflicts(rec))} · Sources: {source_links(ctx, rec)}",  # type: ignore[attr-defined]
-        "",
-    ])
+        f"**Roadmap.** {text(lim.roadmap)} · {_status_line(ctx, rec)}",  # type: ignore[attr-defined]
+    )
 
 
 def sc_mode(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -337,14 +450,12 @@ def sc_mode(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     rec = _record(ctx, "modes", _one(pos, "mode id"))
     mo = rec.model
     env = f" Environment: <code>{text(mo.env_var)}</code>." if mo.env_var else ""  # type: ignore[attr-defined]
-    return "\n\n".join([
-        "",
+    return _paragraphs(
         f"**Select it with** {text(mo.api)}.{env}",  # type: ignore[attr-defined]
         f"**Behaviour.** {text(mo.behaviour)}",  # type: ignore[attr-defined]
         f"**Cost.** {text(mo.cost)}",  # type: ignore[attr-defined]
-        f"**Use it when** {text(mo.use_when)} · {badge(ctx, mo.status)} · Sources: {source_links(ctx, rec)}",  # type: ignore[attr-defined]
-        "",
-    ])
+        f"**Use it when** {text(mo.use_when)} · {_status_line(ctx, rec)}",  # type: ignore[attr-defined]
+    )
 
 
 def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -370,13 +481,15 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     blocks = []
     for rec in select(ctx.kb, table, kw):
         v = rec.model
-        blocks.append("\n\n".join([
-            f"### {v.name} {{#env-{rec.id}}}",  # type: ignore[attr-defined]
-            f"{text(v.purpose)}{text(conflicts(rec))}",  # type: ignore[attr-defined]
-            f"**Values:** {text(v.values)} · **Default:** {text(v.default)} · **Read:** {text(v.read_when)}",  # type: ignore[attr-defined]
-            f"{badge(ctx, v.status)} · Sources: {source_links(ctx, rec)}",  # type: ignore[attr-defined]
-        ]))
-    return "\n\n" + "\n\n".join(blocks) + "\n\n"
+        blocks.append(
+            _paragraphs(
+                f"### {v.name} {{#env-{rec.id}}}",  # type: ignore[attr-defined]
+                text(v.purpose),  # type: ignore[attr-defined]
+                f"**Values:** {text(v.values)} · **Default:** {text(v.default)} · **Read:** {text(v.read_when)}",  # type: ignore[attr-defined]
+                _status_line(ctx, rec),
+            )
+        )
+    return "".join(blocks)
 
 
 def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -388,7 +501,9 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     for rec in select(ctx.kb, "claims", kw):
         c = rec.model
         said = c.corrects or "; ".join(f"{x.source}: {x.says}" for x in c.conflicts) or c.statement  # type: ignore[attr-defined]
-        rows.append([f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)])  # type: ignore[attr-defined]
+        rows.append(
+            [f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)]
+        )  # type: ignore[attr-defined]
     return "\n\n" + _md_table(["What the reports said", "Status", "What the sources support", "Sources"], rows) + "\n\n"
 
 
@@ -420,7 +535,12 @@ def render_markdown(markdown: str, ctx: Ctx, shown: str, first_line: int = 1) ->
     for n, line in enumerate(markdown.split("\n")):
         m = _FENCE.match(line)
         if fence is not None:
-            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+            if (
+                m
+                and m.group(1)[0] == fence[0]
+                and len(m.group(1)) >= len(fence)
+                and not line.strip()[len(m.group(1)) :].strip()
+            ):
                 fence = None
             out.append(line)
             continue
@@ -444,8 +564,13 @@ def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Pr
         name = m.group(1)
         renderer = RENDERERS.get(name)
         if renderer is None:
-            problems.append(Problem(shown, lineno, f"unknown shortcode 'kb:{name}' (expected one of: "
-                                    f"{', '.join('kb:' + k for k in RENDERERS)})"))
+            problems.append(
+                Problem(
+                    shown,
+                    lineno,
+                    f"unknown shortcode 'kb:{name}' (expected one of: {', '.join('kb:' + k for k in RENDERERS)})",
+                )
+            )
             return m.group(0)
         try:
             pos, kw = _parse_args(m.group(2))
@@ -482,4 +607,4 @@ def with_banner(markdown: str, note: str) -> str:
     match = re.search(r"^# .*$", markdown, re.M)
     if not note or not match:
         return note + markdown
-    return markdown[: match.end()] + "\n\n" + note + markdown[match.end():]
+    return markdown[: match.end()] + "\n\n" + note + markdown[match.end() :]

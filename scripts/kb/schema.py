@@ -13,8 +13,23 @@ STATUSES: tuple[str, ...] = ("confirmed", "reported", "disputed", "corrected")
 SourceKind = Literal["primary", "vendor-docs", "news", "community"]
 PRIMARY_KINDS = frozenset({"primary", "vendor-docs"})
 Unit = Literal[
-    "tokens/s", "tokens/day", "%", "x", "GiB", "GB", "TFLOP/s", "models", "architectures",
-    "chips", "devices", "ops", "passes", "bits", "entries", "contributors", "organisations",
+    "tokens/s",
+    "tokens/day",
+    "%",
+    "x",
+    "GiB",
+    "GB",
+    "TFLOP/s",
+    "models",
+    "architectures",
+    "chips",
+    "devices",
+    "ops",
+    "passes",
+    "bits",
+    "entries",
+    "contributors",
+    "organisations",
 ]
 UNITS: tuple[str, ...] = Unit.__args__  # type: ignore[attr-defined]
 
@@ -50,7 +65,11 @@ def _https(value: str) -> str:
 
 
 IsoDate = Annotated[dt.date, BeforeValidator(_iso_date)]
-PartialDate = Annotated[str, BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v), AfterValidator(_partial_date)]
+PartialDate = Annotated[
+    str,
+    BeforeValidator(lambda v: str(v) if isinstance(v, int) and not isinstance(v, bool) else v),
+    AfterValidator(_partial_date),
+]
 HttpsUrl = Annotated[str, AfterValidator(_https)]
 Id = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
 Text = Annotated[str, Field(min_length=1)]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from typing import NamedTuple
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from .errors import Problem
@@ -19,7 +19,9 @@ from .errors import Problem
 # Patterns run on the lower-cased page (same offsets, so values are sliced from the original).
 # Each starts with a literal, which keeps Python's regex engine fast on large pages.
 _A_HREF = re.compile(rb"""<a\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_LOADING_TAG = re.compile(rb"<(link|script|img|iframe|frame|source|video|audio|embed|object|track|input|use|image)\b([^>]*)>")
+_LOADING_TAG = re.compile(
+    rb"<(link|script|img|iframe|frame|source|video|audio|embed|object|track|input|use|image)\b([^>]*)>"
+)
 _ATTR = re.compile(rb"""\s(href|src|srcset|data|poster|xlink:href|rel)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
 _IDS = (re.compile(rb' id="([^"]*)"'), re.compile(rb" id='([^']*)'"), re.compile(rb'<a [^>]*?name="([^"]*)"'))
 _CSS_URL = re.compile(rb"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')""", re.I)
@@ -64,8 +66,10 @@ def check_site(site: Path, source_of: dict[str, str] | None = None) -> list[Prob
             msg = seen[key] if key in seen else seen.setdefault(key, _check_ref(ref, rel, base, files, ids))
             if msg:
                 found.append((ref.offset, msg))
-        found += [(off, "shortcode left unrendered (expected the hook to replace every '<!-- kb:' comment)")
-                  for off in leftovers.get(rel, [])]
+        found += [
+            (off, "shortcode left unrendered (expected the hook to replace every '<!-- kb:' comment)")
+            for off in leftovers.get(rel, [])
+        ]
         if found:
             data = (site / rel).read_bytes()
             hint = f" [from {source_of[rel]}]" if rel in source_of else ""
@@ -75,13 +79,13 @@ def check_site(site: Path, source_of: dict[str, str] | None = None) -> list[Prob
 
 def _scan_html(data: bytes) -> tuple[set[str], list[Ref], list[int]]:
     low = data.lower()
-    ids = {data[m.start(1):m.end(1)].decode("utf-8", "replace") for rx in _IDS for m in rx.finditer(low)}
+    ids = {data[m.start(1) : m.end(1)].decode("utf-8", "replace") for rx in _IDS for m in rx.finditer(low)}
     refs = []
     for m in _A_HREF.finditer(low):
         g = 1 if m.start(1) >= 0 else 2
-        refs.append(Ref(m.start(), data[m.start(g):m.end(g)].decode("utf-8", "replace"), False))
+        refs.append(Ref(m.start(), data[m.start(g) : m.end(g)].decode("utf-8", "replace"), False))
     for m in _LOADING_TAG.finditer(low):
-        attrs = {k.lower(): (v1 or v2 or v3) for k, v1, v2, v3 in _ATTR.findall(data[m.start(2):m.end(2)])}
+        attrs = {k.lower(): (v1 or v2 or v3) for k, v1, v2, v3 in _ATTR.findall(data[m.start(2) : m.end(2)])}
         rel_attr = set(attrs.get(b"rel", b"").lower().split())
         loads = not (m.group(1) == b"link" and rel_attr and rel_attr <= _NOT_LOADED)
         for key in (b"href", b"src", b"data", b"poster", b"xlink:href"):
@@ -92,7 +96,7 @@ def _scan_html(data: bytes) -> tuple[set[str], list[Ref], list[int]]:
                 refs.append(Ref(m.start(), item.split()[0].decode("utf-8", "replace"), True))
     for rx in _STYLES:
         for m in rx.finditer(low):
-            refs += _css_refs(data[m.start(1):m.end(1)], m.start(1))
+            refs += _css_refs(data[m.start(1) : m.end(1)], m.start(1))
     leftovers = [m.start() for m in _SHORTCODE.finditer(data)] if b"kb:" in data else []
     return ids, refs, leftovers
 
@@ -110,7 +114,10 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
         return None
     if url.startswith("//") or _SCHEME.match(url):
         if ref.loads:
-            return f"loads '{url}' from another origin (expected every script, style, font, image and frame to come from this site)"
+            return (
+                f"loads '{url}' from another origin "
+                "(expected every script, style, font, image and frame to come from this site)"
+            )
         return None
     path, _, fragment = url.partition("#")
     path = path.partition("?")[0]
@@ -134,8 +141,10 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
                 target = index
         if target not in files:
             if target.endswith(".md"):
-                return (f"link '{url}' points at a Markdown source (expected the built page; write links to .md "
-                        "files in Markdown, not raw HTML)")
+                return (
+                    f"link '{url}' points at a Markdown source (expected the built page; write links to .md "
+                    "files in Markdown, not raw HTML)"
+                )
             return f"broken link '{url}' (expected {target} in the built site)"
     if fragment:
         frag = unquote(fragment)

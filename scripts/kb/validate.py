@@ -16,7 +16,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     problems += _unique_ids(kb)
     sources = kb.index("sources")
     cited: set[str] = set()
-    for table, records in kb.tables.items():
+    for records in kb.tables.values():
         for rec in records:
             problems += _refs(rec, sources, cited)
             if isinstance(rec.model, Sourced):
@@ -24,14 +24,31 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
                 problems += _reviewed(rec, today)
     for rec in kb.tables.get("sources", []):
         if rec.id not in cited:
-            problems.append(Problem(rec.path, rec.line, f"{rec.where()}: source '{rec.id}' is cited by no record "
-                                    "(expected every source to back at least one fact; cite it or remove it)"))
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line,
+                    f"{rec.where()}: source '{rec.id}' is cited by no record "
+                    "(expected every source to back at least one fact; cite it or remove it)",
+                )
+            )
         if rec.model.url is None and rec.model.file is None:  # type: ignore[attr-defined]
-            problems.append(Problem(rec.path, rec.line, f"{rec.where()}: source '{rec.id}' has neither url nor file "
-                                    "(expected one of them, so a reader can find it)"))
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line,
+                    f"{rec.where()}: source '{rec.id}' has neither url nor file "
+                    "(expected one of them, so a reader can find it)",
+                )
+            )
         if rec.model.accessed > today:  # type: ignore[attr-defined]
-            problems.append(Problem(rec.path, rec.line_of("accessed"), f"{rec.where('accessed')}: "
-                                    f"{rec.model.accessed} is in the future (expected a date up to {today})"))  # type: ignore[attr-defined]
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line_of("accessed"),
+                    f"{rec.where('accessed')}: {rec.model.accessed} is in the future (expected a date up to {today})",
+                )
+            )  # type: ignore[attr-defined]
     return problems
 
 
@@ -41,8 +58,14 @@ def _unique_ids(kb: KB) -> list[Problem]:
         first: dict[str, Record] = {}
         for rec in records:
             if rec.id in first:
-                problems.append(Problem(rec.path, rec.line_of("id"), f"{rec.where('id')}: duplicate id '{rec.id}' "
-                                        f"(first used on line {first[rec.id].line_of('id')}; expected unique ids)"))
+                problems.append(
+                    Problem(
+                        rec.path,
+                        rec.line_of("id"),
+                        f"{rec.where('id')}: duplicate id '{rec.id}' "
+                        f"(first used on line {first[rec.id].line_of('id')}; expected unique ids)",
+                    )
+                )
             else:
                 first[rec.id] = rec
     return problems
@@ -56,8 +79,14 @@ def _refs(rec: Record, sources: dict[str, Record], cited: set[str]) -> list[Prob
     for key, i, field, source_id in refs:
         cited.add(source_id)
         if source_id not in sources:
-            problems.append(Problem(rec.path, rec.line_of(key, i, field), f"{rec.where(key, i, field)}: unknown source "
-                                    f"'{source_id}' (expected an id from docs/data/sources.yml)"))
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line_of(key, i, field),
+                    f"{rec.where(key, i, field)}: unknown source "
+                    f"'{source_id}' (expected an id from docs/data/sources.yml)",
+                )
+            )
     return problems
 
 
@@ -73,24 +102,53 @@ def _status(rec: Record, sources: dict[str, Record]) -> list[Problem]:
     has_primary = bool(_kinds(rec, sources) & PRIMARY_KINDS)
     named = {c.source for c in model.conflicts}  # type: ignore[attr-defined]
     if status == "confirmed" and not has_primary:
-        return [Problem(rec.path, line, f"{where}: 'confirmed' but no cited source is primary or vendor-docs "
-                        "(expected a primary or vendor-docs source, or status 'reported')")]
+        return [
+            Problem(
+                rec.path,
+                line,
+                f"{where}: 'confirmed' but no cited source is primary or vendor-docs "
+                "(expected a primary or vendor-docs source, or status 'reported')",
+            )
+        ]
     if status == "disputed" and len(named) < 2:
-        return [Problem(rec.path, line, f"{where}: 'disputed' but conflicts name {len(named)} source(s) "
-                        "(expected at least two sources, each with what it says)")]
+        return [
+            Problem(
+                rec.path,
+                line,
+                f"{where}: 'disputed' but conflicts name {len(named)} source(s) "
+                "(expected at least two sources, each with what it says)",
+            )
+        ]
     if status == "corrected":
         if not has_primary:
-            return [Problem(rec.path, line, f"{where}: 'corrected' but no cited source is primary or vendor-docs "
-                            "(expected the correction to rest on a primary or vendor-docs source)")]
+            return [
+                Problem(
+                    rec.path,
+                    line,
+                    f"{where}: 'corrected' but no cited source is primary or vendor-docs "
+                    "(expected the correction to rest on a primary or vendor-docs source)",
+                )
+            ]
         if not named:
-            return [Problem(rec.path, line, f"{where}: 'corrected' but conflicts is empty "
-                            "(expected the source that published the wrong claim and what it says)")]
+            return [
+                Problem(
+                    rec.path,
+                    line,
+                    f"{where}: 'corrected' but conflicts is empty "
+                    "(expected the source that published the wrong claim and what it says)",
+                )
+            ]
     return []
 
 
 def _reviewed(rec: Record, today: dt.date) -> list[Problem]:
     reviewed = rec.model.reviewed  # type: ignore[attr-defined]
     if reviewed > today:
-        return [Problem(rec.path, rec.line_of("reviewed"), f"{rec.where('reviewed')}: {reviewed} is in the future "
-                        f"(expected a date up to {today})")]
+        return [
+            Problem(
+                rec.path,
+                rec.line_of("reviewed"),
+                f"{rec.where('reviewed')}: {reviewed} is in the future (expected a date up to {today})",
+            )
+        ]
     return []

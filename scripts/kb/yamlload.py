@@ -111,12 +111,19 @@ def _build(node: yaml.Node, path: tuple, out: Located, shown: str, loader: Any) 
                 raise YAMLProblem(Problem(shown, key_node.start_mark.line + 1, "a key must be a plain string"))
             key = key_node.value
             if key == "<<":
-                raise YAMLProblem(Problem(shown, key_node.start_mark.line + 1, "merge keys (<<) are not supported; write the fields out"))
+                raise YAMLProblem(
+                    Problem(
+                        shown, key_node.start_mark.line + 1, "merge keys (<<) are not supported; write the fields out"
+                    )
+                )
             if key in result:
                 first = out.lines[path + (key,)]
                 raise YAMLProblem(
-                    Problem(shown, key_node.start_mark.line + 1,
-                            f"duplicate key '{key}' (first defined on line {first}; expected each key once)")
+                    Problem(
+                        shown,
+                        key_node.start_mark.line + 1,
+                        f"duplicate key '{key}' (first defined on line {first}; expected each key once)",
+                    )
                 )
             out.lines[path + (key,)] = key_node.start_mark.line + 1
             result[key] = _build(value_node, path + (key,), out, shown, loader)

@@ -57,6 +57,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 
 # ---- The built site ----
 
+
 @pytest.fixture(scope="session")
 def site(tmp_path_factory) -> Path:
     """The real project built strictly, once, into a temporary folder."""
@@ -64,8 +65,7 @@ def site(tmp_path_factory) -> Path:
     start = time.perf_counter()
     result = build_site(dest)
     assert result.returncode == 0, f"strict build failed:\n{result.stdout}{result.stderr}"
-    report("build", f"site built in {time.perf_counter() - start:.1f} s: "
-                    f"{len(page_paths(dest))} pages")
+    report("build", f"site built in {time.perf_counter() - start:.1f} s: {len(page_paths(dest))} pages")
     return dest
 
 
@@ -90,6 +90,7 @@ def offline_site(tmp_path_factory) -> Path:
 
 
 # ---- The browser ----
+
 
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
@@ -127,6 +128,7 @@ def new_context(browser):
 
 
 # ---- One visit of every page (shared by the request, console and accessibility tests) ----
+
 
 @dataclass
 class Visit:
@@ -217,8 +219,7 @@ def crawl(browser, site, origin) -> list[Visit]:
     page.close()
     ctx.close()
     took = time.perf_counter() - start
-    report("pages", f"{len(visits)} pages visited in {took:.1f} s, "
-                    f"{sum(v.requests for v in visits)} requests")
+    report("pages", f"{len(visits)} pages visited in {took:.1f} s, {sum(v.requests for v in visits)} requests")
     write_artifact("browser-pages.json", [v.__dict__ for v in visits])
     return visits
 

@@ -66,8 +66,9 @@ QUERIES: list[Query] = [
     Query("glossary", "reference/glossary.md"),
     Query("what the reports got wrong", "reference/what-reports-got-wrong.md"),
     # Error messages as a reader pastes them (headings of the troubleshooting page)
-    Query("NotImplementedError: TPU backend: does not support dynamic shape",
-          "migrate/troubleshooting.md"),
-    Query("RuntimeError: Expected one of cpu, cuda, ... device type at start of device string: tpu",
-          "migrate/troubleshooting.md"),
+    Query("NotImplementedError: TPU backend: does not support dynamic shape", "migrate/troubleshooting.md"),
+    Query(
+        "RuntimeError: Expected one of cpu, cuda, ... device type at start of device string: tpu",
+        "migrate/troubleshooting.md",
+    ),
 ]

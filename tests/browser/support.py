@@ -23,8 +23,14 @@ ARTIFACTS = ROOT / "test-artifacts"
 # Debian's Chromium (./dev test apt-installs it). Playwright's own browser downloads are never used.
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium",)
 LAUNCH_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
 

@@ -12,8 +12,7 @@ SERIOUS = {"serious", "critical"}
 
 def test_every_built_page_was_visited(crawl, site):
     assert [v.path for v in crawl] == page_paths(site)
-    broken = [f"/{v.path}: {v.error or f'HTTP {v.status}'}" for v in crawl
-              if v.error or v.status != 200]
+    broken = [f"/{v.path}: {v.error or f'HTTP {v.status}'}" for v in crawl if v.error or v.status != 200]
     assert not broken, "pages that did not load:\n" + "\n".join(broken)
     assert len(crawl) >= 2
     assert all(v.requests for v in crawl), "requests were not recorded: the checks below are void"
@@ -21,8 +20,10 @@ def test_every_built_page_was_visited(crawl, site):
 
 def test_zero_requests_outside_the_sites_origin(crawl, origin):
     clean = [v for v in crawl if not v.external]
-    report("requests", f"{len(clean)}/{len(crawl)} pages made zero requests outside {origin} "
-                       f"(data:, blob: and about: allowed)")
+    report(
+        "requests",
+        f"{len(clean)}/{len(crawl)} pages made zero requests outside {origin} (data:, blob: and about: allowed)",
+    )
     offenders = [f"/{v.path}: {url}" for v in crawl for url in v.external]
     assert not offenders, "requests outside the site's own origin:\n" + "\n".join(offenders)
 
@@ -38,20 +39,23 @@ def test_no_serious_or_critical_accessibility_violation(crawl):
     for v in crawl:
         for item in v.violations:
             key = (item["id"], item["impact"], item["scheme"])
-            entry = rules.setdefault(key, {"help": item["help"], "targets": item["targets"],
-                                           "pages": []})
+            entry = rules.setdefault(key, {"help": item["help"], "targets": item["targets"], "pages": []})
             entry["pages"].append(f"/{v.path}")
     impacts = Counter(impact for (_, impact, _), e in rules.items() for _ in e["pages"])
-    report("accessibility", f"axe-core on {len(crawl)} pages (all rules light, colour rules dark "
-                            "too): " + (", ".join(f"{n} {impact}" for impact, n in
-                                                  sorted(impacts.items())) or "no violations")
-           + " (rule-page pairs)")
+    report(
+        "accessibility",
+        f"axe-core on {len(crawl)} pages (all rules light, colour rules dark "
+        "too): "
+        + (", ".join(f"{n} {impact}" for impact, n in sorted(impacts.items())) or "no violations")
+        + " (rule-page pairs)",
+    )
     for (rule, impact, scheme), entry in sorted(rules.items()):
         report("accessibility", f"  {rule} ({impact}, {scheme}): on {len(entry['pages'])} page(s)")
     serious = [
         f"{rule} ({impact}, {scheme} scheme) on {len(e['pages'])} page(s): {e['help']}\n"
         f"    targets: {'; '.join(e['targets'])}\n"
         f"    pages: {', '.join(e['pages'][:8])}{' ...' if len(e['pages']) > 8 else ''}"
-        for (rule, impact, scheme), e in sorted(rules.items()) if impact in SERIOUS
+        for (rule, impact, scheme), e in sorted(rules.items())
+        if impact in SERIOUS
     ]
     assert not serious, "serious or critical axe-core violations:\n" + "\n".join(serious)

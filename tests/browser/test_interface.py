@@ -21,8 +21,11 @@ def html_of(site: Path, path: str) -> str:
 
 def pages_with(site: Path, pattern: str, under: str = "") -> list[str]:
     """Built pages (URL paths) whose article matches ``pattern``, preferred migrate pages first."""
-    found = [p for p in page_paths(site) if p.startswith(under)
-             and re.search(pattern, html_of(site, p).split("<article", 1)[-1])]
+    found = [
+        p
+        for p in page_paths(site)
+        if p.startswith(under) and re.search(pattern, html_of(site, p).split("<article", 1)[-1])
+    ]
     return sorted(found, key=lambda p: PREFERRED.index(p) if p in PREFERRED else len(PREFERRED))
 
 
@@ -45,13 +48,11 @@ def test_glossary_term_shows_a_tooltip_on_hover(new_context, site, origin):
 def test_content_tabs_remember_the_readers_platform_across_pages(new_context, site, origin):
     pattern = re.escape(f">{TPU_TAB}<")
     tabbed = pages_with(site, pattern, under="migrate/")
-    assert len(tabbed) >= 2, (f"need two migrate pages with {GPU_TAB!r}/{TPU_TAB!r} tabs, "
-                              f"found {tabbed}")
+    assert len(tabbed) >= 2, f"need two migrate pages with {GPU_TAB!r}/{TPU_TAB!r} tabs, found {tabbed}"
     first, second = tabbed[:2]
     # On the second page the TPU tab is not the default: the browser must bring the choice over.
     static_default = re.search(r'<input checked="checked" id="([^"]+)"', html_of(site, second))
-    tpu_label = re.search(r'<label for="([^"]+)">' + re.escape(TPU_TAB) + "<",
-                          html_of(site, second))
+    tpu_label = re.search(r'<label for="([^"]+)">' + re.escape(TPU_TAB) + "<", html_of(site, second))
     assert static_default and tpu_label and static_default.group(1) != tpu_label.group(1)
 
     page = new_context().new_page()
@@ -68,7 +69,8 @@ def test_content_tabs_remember_the_readers_platform_across_pages(new_context, si
     for i in range(labels.count()):
         target = labels.nth(i).get_attribute("for")
         assert page.locator(f"input#{target}").is_checked(), (
-            f"/{second}: tab {TPU_TAB!r} #{i + 1} is not selected after choosing it on /{first}")
+            f"/{second}: tab {TPU_TAB!r} #{i + 1} is not selected after choosing it on /{first}"
+        )
 
 
 def test_light_dark_toggle_switches_and_is_remembered(new_context, origin):
@@ -99,7 +101,8 @@ def test_every_code_block_has_a_working_copy_button(new_context, site, origin):
     assert blocks.count() >= 1
     for i in range(blocks.count()):
         assert blocks.nth(i).locator(COPY_BUTTON).count() == 1, (
-            f"/{candidates[0]}: code block #{i + 1} has no copy button")
+            f"/{candidates[0]}: code block #{i + 1} has no copy button"
+        )
     block = page.locator("article pre:has(> code):visible").first
     block.hover()
     block.locator(COPY_BUTTON).click()

@@ -23,7 +23,8 @@ def test_offline_config_repeats_the_sites_search_settings():
         if hasattr(plugin, "config"):
             assert name in offline.plugins, f"mkdocs.offline.yml lacks the {name} plugin"
             assert dict(offline.plugins[name].config) == dict(plugin.config), (
-                f"{name}: mkdocs.offline.yml's settings differ from mkdocs.yml's")
+                f"{name}: mkdocs.offline.yml's settings differ from mkdocs.yml's"
+            )
     assert "material/offline" in offline.plugins
     assert offline.use_directory_urls is False
     shims = offline.extra.get("polyfills", [])
@@ -54,8 +55,9 @@ def test_offline_bundle_browses_and_searches_from_file_urls(new_context, offline
     assert page.locator("article h1").first.is_visible()
     # Click through to another page, as a reader would: the first link in the navigation tabs
     # or sidebar that leads to a page other than this one.
-    link = page.locator("a.md-tabs__link[href$='.html'], a.md-nav__link[href$='.html']").filter(
-        has_not_text="Home").first
+    link = (
+        page.locator("a.md-tabs__link[href$='.html'], a.md-nav__link[href$='.html']").filter(has_not_text="Home").first
+    )
     href = link.get_attribute("href")
     link.click()
     page.wait_for_load_state("load")
@@ -69,8 +71,11 @@ def test_offline_bundle_browses_and_searches_from_file_urls(new_context, offline
     results.first.wait_for(state="visible", timeout=10_000)
     first = results.first.locator("a.md-search-result__link").first.get_attribute("href")
     assert first.startswith("file://"), first
-    report("offline", f"file:// bundle: browsed to {href}, search 'TPU' -> {results.count()} "
-                      f"results, {len(seen)} requests, all file:// or in-browser")
+    report(
+        "offline",
+        f"file:// bundle: browsed to {href}, search 'TPU' -> {results.count()} "
+        f"results, {len(seen)} requests, all file:// or in-browser",
+    )
 
     outside = [u for u in seen if not u.startswith(("file:", "data:", "blob:", "about:"))]
     assert not outside, "requests that left file://:\n" + "\n".join(outside)

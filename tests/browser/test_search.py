@@ -59,28 +59,38 @@ def test_search_finds_each_querys_page_in_the_top_3(new_context, origin):
         got = [path_of_url(h, origin) for h in hrefs]
         want = url_path_of(query.page)
         hit = want in got
-        rows.append({"query": query.text, "expected": query.page, "hit": hit,
-                     "rank": got.index(want) + 1 if hit else None,
-                     "round_trip_ms": None if took is None else round(took, 1),
-                     "meta": meta, "top3": [f"/{p}" for p in got]})
+        rows.append(
+            {
+                "query": query.text,
+                "expected": query.page,
+                "hit": hit,
+                "rank": got.index(want) + 1 if hit else None,
+                "round_trip_ms": None if took is None else round(took, 1),
+                "meta": meta,
+                "top3": [f"/{p}" for p in got],
+            }
+        )
         if took is not None:
             times.append(took)
         if not hit or took is None:
-            misses.append(f"{query.text!r}: expected {query.page} (/{want}) in the top 3, got "
-                          f"{[f'/{p}' for p in got] or 'no results'} ({meta})"
-                          + ("" if took is not None else "; nothing rendered within 5 s"))
+            misses.append(
+                f"{query.text!r}: expected {query.page} (/{want}) in the top 3, got "
+                f"{[f'/{p}' for p in got] or 'no results'} ({meta})"
+                + ("" if took is not None else "; nothing rendered within 5 s")
+            )
 
     hits = sum(r["hit"] for r in rows)
     median = median_ms(times)
-    summary = (f"hit rate {hits}/{len(rows)} ({100 * hits / len(rows):.0f}%) in the top 3; "
-               f"median round-trip {median:.0f} ms (target < {MEDIAN_TARGET_MS} ms), "
-               f"max {max(times, default=float('nan')):.0f} ms")
+    summary = (
+        f"hit rate {hits}/{len(rows)} ({100 * hits / len(rows):.0f}%) in the top 3; "
+        f"median round-trip {median:.0f} ms (target < {MEDIAN_TARGET_MS} ms), "
+        f"max {max(times, default=float('nan')):.0f} ms"
+    )
     write_artifact("search-results.json", {"summary": summary, "queries": rows})
     report("search", summary)
     for row in rows:
         if not row["hit"]:
-            report("search", f"MISS {row['query']!r} -> expected {row['expected']}, "
-                             f"got {row['top3']}")
+            report("search", f"MISS {row['query']!r} -> expected {row['expected']}, got {row['top3']}")
     print(summary)
 
     assert not misses, f"{len(misses)} search miss(es):\n" + "\n".join(misses)

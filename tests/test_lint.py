@@ -1,0 +1,20 @@
+"""The project's own Python (library, hook, tests, benchmarks) passes ruff's lint and format checks."""
+
+import subprocess
+import sys
+
+from conftest import ROOT
+
+PATHS = ["scripts", "tests", "benchmarks"]
+
+
+def test_ruff_check():
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", *PATHS], cwd=ROOT, capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_ruff_format():
+    result = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", *PATHS], cwd=ROOT, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
