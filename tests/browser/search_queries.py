@@ -65,6 +65,17 @@ QUERIES: list[Query] = [
     Query("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", "reference/environment-variables.md"),
     Query("glossary", "reference/glossary.md"),
     Query("what the reports got wrong", "reference/what-reports-got-wrong.md"),
+    # The 15 questions of the research ledger (§4) not covered above, by their key terms
+    Query("install torch_tpu libtpu", "migrate/quickstart.md"),  # Q3
+    Query("torch.tpu.device_count RuntimeError", "migrate/troubleshooting.md"),  # Q5
+    Query("torch_xla JAX installed", "understand/architecture.md"),  # Q6
+    Query(".item() print slow", "migrate/troubleshooting.md"),  # Q8
+    Query("NaN", "migrate/troubleshooting.md"),  # Q11
+    Query("compilation cache", "migrate/torch-compile.md"),  # Q12
+    Query("DTensor device mesh", "migrate/distributed.md"),  # Q13
+    Query("SGLang llm-d", "migrate/serving.md"),  # Q14
+    Query("Triton kernel", "migrate/custom-kernels.md"),  # Q15
+    Query("fp32 matmul differs from GPU", "migrate/troubleshooting.md"),  # Q10
     # Error messages as a reader pastes them (headings of the troubleshooting page)
     Query("NotImplementedError: TPU backend: does not support dynamic shape", "migrate/troubleshooting.md"),
     Query(
