@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
 import os
+import re
 import subprocess
 import sys
+import tempfile
 import tomllib
 from pathlib import Path
 
@@ -25,10 +28,12 @@ ROOT = Path(__file__).resolve().parents[1]
 SNIPPETS = ROOT / "snippets"
 MANIFEST_PATH = SNIPPETS / "MANIFEST.toml"
 README_PATH = SNIPPETS / "README.md"
+DOCS = ROOT / "docs"
 NOT_SAMPLES = {"MANIFEST.toml", "README.md"}
 KINDS = {"cpu", "tpu", "gpu", "xla", "shell"}
 COMPILE_ONLY = {"tpu", "gpu", "xla"}
 TIMEOUT_S = 120
+SCRATCH = tempfile.TemporaryDirectory(prefix="samples-")  # removed when the session ends
 
 # torch.tpu.* calls that TorchTPU 0.2.0 keeps internal (they raise RuntimeError naming the
 # torch.accelerator.* replacement), so no sample may call them.
@@ -70,12 +75,16 @@ def sample_files() -> set[str]:
 
 
 def changed_lines(path: str, twin: str) -> list[int]:
-    """1-based numbers of the lines of `path` that a line diff against `twin` marks changed."""
+    """1-based numbers of the non-blank lines of `path` that differ from `twin` (a line diff)."""
     mine = (SNIPPETS / path).read_text().splitlines()
     theirs = (SNIPPETS / twin).read_text().splitlines()
     matcher = difflib.SequenceMatcher(None, mine, theirs, autojunk=False)
     return [
-        n + 1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag != "equal" for n in range(i1, i2)
+        n + 1
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag != "equal"
+        for n in range(i1, i2)
+        if mine[n].strip()  # a highlighted blank line shows nothing
     ]
 
 
@@ -111,6 +120,27 @@ def run_python(script: Path, entry: dict, cwd: Path) -> subprocess.CompletedProc
         text=True,
         timeout=TIMEOUT_S,
     )
+
+
+@functools.cache
+def run_cpu_sample(path: str) -> subprocess.CompletedProcess[str]:
+    """Run a cpu sample once per test session, in a scratch folder; later tests reuse the result."""
+    cwd = Path(SCRATCH.name) / path.replace("/", "__")
+    cwd.mkdir()
+    return run_python(SNIPPETS / path, MANIFEST[path], cwd=cwd)
+
+
+def uncaught_exception(stderr: str) -> str | None:
+    """The type name of the exception that ended a Python process, from its traceback."""
+    lines = stderr.splitlines()
+    starts = [i for i, line in enumerate(lines) if line == "Traceback (most recent call last):"]
+    if not starts:
+        return None
+    # After the last traceback header come indented frame lines, then "Type: message".
+    for line in lines[starts[-1] + 1 :]:
+        if line and not line.startswith(" "):
+            return line.split(":", 1)[0].rsplit(".", 1)[-1]
+    return None
 
 
 def dotted_names(tree: ast.AST) -> set[str]:
@@ -166,25 +196,25 @@ def test_manifest_entry_is_well_formed(path):
 
 
 @pytest.mark.parametrize("path", entries("cpu"))
-def test_cpu_sample_runs(path, tmp_path):
+def test_cpu_sample_runs(path):
     entry = MANIFEST[path]
-    result = run_python(SNIPPETS / path, entry, cwd=tmp_path)
+    result = run_cpu_sample(path)
     output = f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr[-3000:]}"
     if "expect_error" in entry:
         assert result.returncode != 0, f"{path} should fail, but exited 0\n{output}"
-        last_line = result.stderr.strip().splitlines()[-1]
-        assert last_line.startswith(entry["expect_error"] + ":"), (
-            f"{path} should end with {entry['expect_error']}\n{output}"
+        assert uncaught_exception(result.stderr) == entry["expect_error"], (
+            f"{path} should die with {entry['expect_error']}\n{output}"
         )
+        assert entry.get("expect_stderr", "") in result.stderr, output
     else:
         assert result.returncode == 0, f"{path} exited {result.returncode}\n{output}"
         assert entry["expect"] in result.stdout, f"{path}: {entry['expect']!r} not printed\n{output}"
 
 
-def test_rank_divergence_prints_from_rank_zero_only(tmp_path):
+def test_rank_divergence_prints_from_rank_zero_only():
     path = "distributed/rank_divergence.py"
     entry = MANIFEST[path]
-    result = run_python(SNIPPETS / path, entry, cwd=tmp_path)
+    result = run_cpu_sample(path)
     assert result.returncode == 0, result.stderr[-3000:]
     lines = [line for line in result.stdout.splitlines() if line.startswith("losses of")]
     assert len(lines) == 1, f"exactly one rank should print, got: {lines}"
@@ -205,9 +235,9 @@ def test_wrong_and_fixed_current_accelerator_differ_only_in_the_call():
     }
     assert calls == {"Attribute"}, "the wrong sample assigns the function, not a call"
     assert "torch.accelerator.current_accelerator" in dotted_names(fixed_code)
-    assert any(
-        isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.Is) for n in ast.walk(fixed_code)
-    ), "the fixed sample handles current_accelerator() returning None"
+    assert any(isinstance(n, ast.Compare) and isinstance(n.ops[0], ast.Is) for n in ast.walk(fixed_code)), (
+        "the fixed sample handles current_accelerator() returning None"
+    )
 
 
 # --- compile-only samples: syntax, smoke runs, API names ---------------------------------
@@ -221,6 +251,20 @@ def test_python_sample_compiles(path):
 
 SMOKE = sorted(path for path, entry in MANIFEST.items() if "smoke" in entry)
 
+# Runs a smoke copy as __main__, then collects garbage before the interpreter shuts down.
+# DDP keeps its process group alive through a reference cycle; a gloo group that is only
+# destroyed during interpreter shutdown can abort the process ("terminate called without
+# an active exception", seen with torch 2.13 on CPU), which says nothing about the sample.
+SMOKE_WRAPPER = """\
+import gc
+import runpy
+import sys
+
+sys.argv[0] = {script!r}
+runpy.run_path({script!r}, run_name="__main__")
+gc.collect()
+"""
+
 
 @pytest.mark.parametrize("path", SMOKE)
 def test_smoke_run_on_cpu(path, tmp_path):
@@ -233,7 +277,9 @@ def test_smoke_run_on_cpu(path, tmp_path):
         source = source.replace(old, new)
     script = tmp_path / Path(path).name
     script.write_text(source)
-    result = run_python(script, entry["smoke"], cwd=tmp_path)
+    wrapper = tmp_path / "run_smoke.py"
+    wrapper.write_text(SMOKE_WRAPPER.format(script=str(script)))
+    result = run_python(wrapper, entry["smoke"], cwd=tmp_path)
     output = f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr[-3000:]}"
     assert result.returncode == 0, f"{path} (smoke) exited {result.returncode}\n{output}"
     assert entry["smoke"]["expect"] in result.stdout, output
@@ -250,13 +296,11 @@ def test_tpu_sample_has_no_cuda_or_xla_left(path):
     tree = ast.parse((SNIPPETS / path).read_text())
     leftovers = {s for s in string_constants(tree) if s in {"cuda", "nccl", "xla", "inductor"}}
     leftovers |= {n for n in dotted_names(tree) if n.startswith(("torch.cuda.", "torch_xla", "xm."))}
-    imports = {
-        alias.name
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module)])
-    }
-    leftovers |= {name for name in imports if name.startswith("torch_xla")}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            leftovers |= {a.name for a in node.names if a.name.startswith("torch_xla")}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("torch_xla"):
+            leftovers.add(node.module)
     assert not leftovers, f"{path}: GPU or PyTorch/XLA names left in a TPU sample: {leftovers}"
 
 
@@ -276,13 +320,19 @@ def test_hl_lines_match_the_diff_with_the_twin(path):
     )
 
 
+def test_uncaught_exception_helper():
+    traceback = 'Traceback (most recent call last):\n  File "x.py", line 1\n    f()\n'
+    assert uncaught_exception(traceback + "TypeError: bad\n * detail: x\n") == "TypeError"
+    assert uncaught_exception(traceback + "torch.OutOfMemoryError: oom\n") == "OutOfMemoryError"
+    assert uncaught_exception("no traceback here") is None
+
+
 def test_changed_lines_helper():
     assert as_hl_lines([3, 4, 5, 9, 11, 12]) == "3-5 9 11-12"
+    assert line_set("3-5 9 11-12") == {3, 4, 5, 9, 11, 12}
     pair = ("quickstart/first_step_gpu.py", "quickstart/first_step_tpu.py")
     device_line = next(
-        n
-        for n, line in enumerate((SNIPPETS / pair[0]).read_text().splitlines(), 1)
-        if line.startswith("device =")
+        n for n, line in enumerate((SNIPPETS / pair[0]).read_text().splitlines(), 1) if line.startswith("device =")
     )
     assert changed_lines(*pair) == [device_line]
 
@@ -343,3 +393,98 @@ def test_readme_lists_every_sample_with_its_kind_page_and_hl_lines():
         assert f"`{entry['page']}`" in cells, f"README row of {path} should name {entry['page']}"
         hl = f"`{entry['hl_lines']}`" if "hl_lines" in entry else "-"
         assert hl in cells, f"README row of {path} should give hl_lines {hl}"
+
+
+# --- the pages include only manifest samples, and highlight what the manifest says --------
+
+INCLUDE = re.compile(r'--8<-- "([^":]+)((?::-?\d*)*)"')
+HL_FENCE = re.compile(r'^\s*```\w*.*\bhl_lines="([^"]*)"')
+
+
+def page_includes() -> list[tuple[str, int, str, str, str | None]]:
+    """(page, line number, sample path, line range, hl_lines of its fence) for each include."""
+    found = []
+    for page in sorted(DOCS.rglob("*.md")):
+        lines = page.read_text().splitlines()
+        for number, line in enumerate(lines, 1):
+            for match in INCLUDE.finditer(line):
+                fence = lines[number - 2] if number > 1 else ""
+                hl = HL_FENCE.match(fence)
+                rel = page.relative_to(DOCS).as_posix()
+                found.append((rel, number, match[1], match[2], hl[1] if hl else None))
+    return found
+
+
+def line_set(hl_lines: str) -> set[int]:
+    numbers = set()
+    for part in hl_lines.split():
+        first, _, last = part.partition("-")
+        numbers.update(range(int(first), int(last or first) + 1))
+    return numbers
+
+
+def test_pages_include_only_manifest_samples():
+    unknown = [f"docs/{page}:{n}: {path}" for page, n, path, _, _ in page_includes()]
+    unknown = [u for u in unknown if u.rsplit(": ", 1)[1] not in MANIFEST]
+    assert not unknown, f"included but not in {MANIFEST_PATH.name}, so never tested: {unknown}"
+
+
+def test_page_line_ranges_fit_the_sample():
+    for page, n, path, span, _ in page_includes():
+        if span and path in MANIFEST:
+            length = len((SNIPPETS / path).read_text().splitlines())
+            bounds = [int(x) for x in span.strip(":").split(":") if x.lstrip("-").isdigit()]
+            assert all(abs(b) <= length for b in bounds), (
+                f"docs/{page}:{n}: {path}{span} is outside the file ({length} lines)"
+            )
+
+
+def docstring_lines(path: str) -> set[int]:
+    """Line numbers of a Python sample's module docstring (empty for other files)."""
+    if not path.endswith(".py"):
+        return set()
+    body = ast.parse((SNIPPETS / path).read_text()).body
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        return set(range(body[0].lineno, body[0].end_lineno + 1))
+    return set()
+
+
+def test_pages_highlight_the_lines_that_differ_from_the_twin():
+    """A page showing a whole twin with hl_lines highlights its changed lines and no others.
+
+    Highlighting a changed docstring is the page's choice; every other changed line must be.
+    """
+    for page, n, path, span, hl in page_includes():
+        entry = MANIFEST.get(path, {})
+        if hl is None or span or "hl_lines" not in entry:
+            continue
+        changed = line_set(entry["hl_lines"])
+        required = changed - docstring_lines(path)
+        where = f"docs/{page}:{n}: {path} shown with hl_lines={hl!r}"
+        assert line_set(hl) <= changed, (
+            f"{where} highlights lines that do not differ from {entry['twin']}: "
+            f"{sorted(line_set(hl) - changed)} (the changed lines are {entry['hl_lines']!r})"
+        )
+        assert required <= line_set(hl), f"{where} misses changed lines {sorted(required - line_set(hl))}"
+
+
+def included_lines(path: str, span: str) -> list[str]:
+    """The lines that `--8<-- "path:span"` puts in the page (span ':start:end', 1-based)."""
+    lines = (SNIPPETS / path).read_text().splitlines()
+    bounds = [int(x) if x else None for x in span.split(":")[1:3]] if span else []
+    start = bounds[0] if bounds and bounds[0] else 1
+    end = bounds[1] if len(bounds) > 1 and bounds[1] else len(lines)
+    return lines[start - 1 : end]
+
+
+def test_page_highlights_point_at_code():
+    """Every hl_lines number of a page's include names a non-blank line of what is included.
+
+    Catches highlights left behind when a sample is edited and its lines move.
+    """
+    for page, n, path, span, hl in page_includes():
+        if hl is None or path not in MANIFEST:
+            continue
+        shown = included_lines(path, span)
+        bad = [k for k in sorted(line_set(hl)) if k > len(shown) or not shown[k - 1].strip()]
+        assert not bad, f"docs/{page}:{n}: hl_lines={hl!r} of {path}{span} point at blank or missing lines {bad}"

@@ -5,6 +5,7 @@ The training step is the same code; the backend (gloo), the device (cpu) and the
 two ranks. Use it to test data-parallel code on a laptop or in CI: python ddp_cpu_check.py
 """
 
+import gc
 import socket
 
 import torch
@@ -42,6 +43,10 @@ def worker(rank: int, port: int) -> None:
     dist.all_gather(gathered, weights)
     in_sync = all(torch.equal(gathered[0], w) for w in gathered)
     print(f"rank {rank}: loss {loss.item():.4f}, weights in sync: {in_sync}")
+    # Free DDP, which holds the gloo group, while Python is fully alive: a gloo group that
+    # is only torn down at interpreter exit can abort the process (seen with torch 2.13).
+    del ddp_model, optimizer
+    gc.collect()
     dist.destroy_process_group()
     if not in_sync:
         raise RuntimeError(f"rank {rank}: weights differ across ranks after the step")

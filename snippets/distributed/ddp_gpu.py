@@ -31,7 +31,6 @@ def main() -> None:
 
     # Every rank calls .item(): no rank skips work that the others do.
     print(f"rank {rank} (local {local_rank}): loss {loss.item():.4f}")
-    dist.barrier()  # let every rank finish before any rank tears the group down
     dist.destroy_process_group()
 
 

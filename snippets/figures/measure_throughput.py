@@ -61,8 +61,10 @@ sync()
 elapsed = time.perf_counter() - start
 
 tokens_per_s = args.batch * args.seq_len * args.steps / elapsed
-print(f"device {device.type}: {tokens_per_s:,.0f} tokens/s over {args.steps} steps "
-      f"(batch {args.batch}, sequence length {args.seq_len}, compilation excluded)")
+print(
+    f"device {device.type}: {tokens_per_s:,.0f} tokens/s over {args.steps} steps "
+    f"(batch {args.batch}, sequence length {args.seq_len}, compilation excluded)"
+)
 if on_accelerator:
     print(f"peak memory: {torch.accelerator.max_memory_allocated() / 2**30:.2f} GiB")
 if args.price_per_chip_hour is not None:  # tokens/s must be what all the chips produce together
