@@ -52,3 +52,10 @@ def test_merge_keys_are_refused():
     with pytest.raises(YAMLProblem) as exc:
         parse("base: &b {x: 1}\nother:\n  <<: *b\n", "t.yml")
     assert "merge keys" in str(exc.value) and str(exc.value).startswith("t.yml:3:")
+
+
+def test_mkdocs_config_tags_read_as_text():
+    from kb.yamlload import ConfigLoader
+
+    doc = parse("a: !ENV [X, 1]\nb: !!python/name:material.extensions.emoji.twemoji\n", "mkdocs.yml", ConfigLoader)
+    assert doc.data == {"a": ["X", 1], "b": "tag:yaml.org,2002:python/name:material.extensions.emoji.twemoji "}

@@ -13,7 +13,7 @@ from urllib.parse import unquote
 from .errors import Problem
 from .load import KB
 from .render import Ctx, abbreviations, render_markdown
-from .yamlload import YAMLProblem, parse
+from .yamlload import ConfigLoader, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
 _MD_LINK = re.compile(r"(!?)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -210,7 +210,7 @@ def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
     if not config.is_file():
         return []
     try:
-        located = parse(config.read_text(encoding="utf-8"), "mkdocs.yml")
+        located = parse(config.read_text(encoding="utf-8"), "mkdocs.yml", ConfigLoader)
     except YAMLProblem as exc:
         return [exc.problem]
     nav = located.data.get("nav") if isinstance(located.data, dict) else None

@@ -40,6 +40,13 @@ StrictLoader.yaml_implicit_resolvers = {
 StrictLoader.add_implicit_resolver("tag:yaml.org,2002:bool", _BOOL, list("tTfF"))
 
 
+class ConfigLoader(StrictLoader):
+    """For mkdocs.yml: its tags (``!ENV``, ``!relative``, ``!!python/name:...``) read as plain text."""
+
+
+ConfigLoader.add_multi_constructor("", lambda loader, suffix, node: f"{node.tag} {node.value}")
+
+
 @dataclass
 class Located:
     """A parsed document plus the 1-based line of each value, keyed by its path."""
@@ -76,9 +83,9 @@ def read_text(path: Path, shown: str) -> str:
         ) from None
 
 
-def parse(text: str, shown: str) -> Located:
+def parse(text: str, shown: str, loader_class: type = StrictLoader) -> Located:
     """Parse one YAML document into plain data with line numbers."""
-    loader = StrictLoader(text)
+    loader = loader_class(text)
     try:
         node = loader.get_single_node()
     except yaml.MarkedYAMLError as exc:
