@@ -19,33 +19,23 @@ def test_the_mini_kb_is_valid(tmp_path):
     assert problems(tmp_path) == []
 
 
-def add_claim(extra: str) -> str:
-    return textwrap.dedent(MINI_TABLES["claims"]) + textwrap.dedent(extra)
+def add_claim(status="reported", sources="[{id: prim, locator: x}]", conflicts="", id_="c3", reviewed="2026-11-01"):
+    """The mini claims table plus one claim, starting on line 19 (status on 22, sources on 23)."""
+    extra = f"- id: {id_}\n  topic: device\n  statement: X.\n  status: {status}\n  sources: {sources}\n"
+    if conflicts:
+        extra += f"  conflicts: {conflicts}\n"
+    return textwrap.dedent(MINI_TABLES["claims"]) + extra + f"  reviewed: {reviewed}\n"
 
 
 def test_duplicate_id(tmp_path):
-    claims = add_claim("""\
-        - id: dev
-          topic: device
-          statement: Again.
-          status: confirmed
-          sources: [{id: prim, locator: x}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(id_="dev", status="confirmed")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:19: claims[2].id: duplicate id 'dev' (first used on line 1; expected unique ids)"
     ]
 
 
 def test_unknown_source(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: reported
-          sources: [{id: nope, locator: x}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(sources="[{id: nope, locator: x}]")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:23: claims[2].sources[0].id: unknown source 'nope' (expected an id from docs/data/sources.yml)"
     ]
@@ -62,14 +52,7 @@ def test_orphan_source(tmp_path):
 
 
 def test_confirmed_needs_a_primary_source(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: confirmed
-          sources: [{id: news, locator: x}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(status="confirmed", sources="[{id: news, locator: x}]")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:22: claims[2].status: 'confirmed' but no cited source is primary or vendor-docs "
         "(expected a primary or vendor-docs source, or status 'reported')"
@@ -77,15 +60,7 @@ def test_confirmed_needs_a_primary_source(tmp_path):
 
 
 def test_disputed_needs_two_sources_saying_what(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: disputed
-          sources: [{id: prim, locator: x}]
-          conflicts: [{source: prim, says: one thing}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(status="disputed", conflicts="[{source: prim, says: one thing}]")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:22: claims[2].status: 'disputed' but conflicts name 1 source(s) "
         "(expected at least two sources, each with what it says)"
@@ -93,27 +68,16 @@ def test_disputed_needs_two_sources_saying_what(tmp_path):
 
 
 def test_disputed_with_two_sources_is_fine(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: disputed
-          sources: [{id: prim, locator: x}, {id: news, locator: y}]
-          conflicts: [{source: prim, says: one thing}, {source: news, says: another}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(
+        status="disputed",
+        sources="[{id: prim, locator: x}, {id: news, locator: y}]",
+        conflicts="[{source: prim, says: one thing}, {source: news, says: another}]",
+    )
     assert problems(tmp_path, claims=claims) == []
 
 
 def test_corrected_needs_the_wrong_source(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: corrected
-          sources: [{id: prim, locator: x}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(status="corrected")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:22: claims[2].status: 'corrected' but conflicts is empty "
         "(expected the source that published the wrong claim and what it says)"
@@ -121,29 +85,14 @@ def test_corrected_needs_the_wrong_source(tmp_path):
 
 
 def test_unknown_source_in_conflicts(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: disputed
-          sources: [{id: prim, locator: x}]
-          conflicts: [{source: prim, says: a}, {source: ghost, says: b}]
-          reviewed: 2026-11-01
-        """)
+    claims = add_claim(status="disputed", conflicts="[{source: prim, says: a}, {source: ghost, says: b}]")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:24: claims[2].conflicts[1].source: unknown source 'ghost' (expected an id from docs/data/sources.yml)"
     ]
 
 
 def test_reviewed_in_the_future(tmp_path):
-    claims = add_claim("""\
-        - id: c3
-          topic: device
-          statement: X.
-          status: reported
-          sources: [{id: news, locator: x}]
-          reviewed: 2027-01-01
-        """)
+    claims = add_claim(sources="[{id: news, locator: x}]", reviewed="2027-01-01")
     assert problems(tmp_path, claims=claims) == [
         "docs/data/claims.yml:24: claims[2].reviewed: 2027-01-01 is in the future (expected a date up to 2026-11-29)"
     ]
