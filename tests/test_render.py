@@ -151,3 +151,13 @@ def test_entries_give_each_environment_variable_a_heading(tmp_path):
     assert "Turns on &lt;Fused&gt; Eager." in out and "**Values:** <code>1</code>" in out
     _, problems = render(kb, "<!-- kb:entries figures -->")
     assert [p.message for p in problems] == ["kb:entries: entries supports the table env_vars only, got 'figures'"]
+
+
+def test_chart_leaves_room_for_the_longest_value_label():
+    import re
+
+    from kb.charts import _CHAR_W, _W, bar_chart
+
+    svg = bar_chart("T", [("a", 100.0, "25,700 tokens/s (reported)"), ("b", 50.0, "x")])
+    right = max(float(x) + float(w) for x, w in re.findall(r'<rect x="([\d.]+)" y="\d+" width="([\d.]+)"', svg))
+    assert right + 6 + _CHAR_W * len("25,700 tokens/s (reported)") <= _W

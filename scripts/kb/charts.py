@@ -10,7 +10,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 HARDWARE_FIELDS = {"hbm_gib": ("HBM per chip", "GiB"), "bf16_tflops": ("bf16 peak per chip", "TFLOP/s")}
 
-_W, _BAR_H, _GAP, _LABEL_W, _VALUE_W = 640, 26, 10, 230, 120
+_W, _BAR_H, _GAP, _LABEL_W = 640, 26, 10, 230
+_CHAR_W = 7.5  # a generous average glyph width at 13px, so value labels are never clipped
 
 
 def _fmt(value: float) -> str:
@@ -20,7 +21,8 @@ def _fmt(value: float) -> str:
 def bar_chart(title: str, bars: list[tuple[str, float, str]]) -> str:
     """Horizontal bars: (label, value, value text). Returns one block of HTML with no blank lines."""
     top = max((v for _, v, _ in bars), default=0) or 1
-    plot_w = _W - _LABEL_W - _VALUE_W
+    value_w = 12 + _CHAR_W * max((len(shown) for _, _, shown in bars), default=0)
+    plot_w = _W - _LABEL_W - value_w
     height = 36 + len(bars) * (_BAR_H + _GAP)
     esc = html.escape
     slug = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-")
