@@ -17,7 +17,7 @@ from typing import Callable
 from . import charts
 from .errors import Problem
 from .load import KB, Record
-from .schema import Conditions
+from .schema import STATUSES, TABLES, Conditions
 
 SHORTCODE = re.compile(r"<!--\s*kb:([A-Za-z_-]*)(.*?)-->")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
@@ -126,8 +126,6 @@ def _field_value(rec: Record, key: str) -> object:
     model = rec.model
     if key == "cites":
         return [r.id for r in model.sources]  # type: ignore[attr-defined]
-    if key == "cites_kind":
-        return [None]  # resolved in _matches with the KB
     if key in type(model).model_fields:
         return getattr(model, key)
     cond = getattr(model, "conditions", None)
@@ -136,9 +134,8 @@ def _field_value(rec: Record, key: str) -> object:
     raise KeyError(key)
 
 
-def filter_keys(table: str, kb: KB) -> list[str]:
-    from .schema import TABLES
-
+def filter_keys(table: str) -> list[str]:
+    """The keys a shortcode may filter ``table`` on: its fields, figure conditions, cites, cites_kind."""
     keys = list(TABLES[table].model_fields)
     if "conditions" in keys:
         keys += list(Conditions.model_fields)
@@ -151,7 +148,7 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record]:
     """Records of ``table`` matching every filter; a value may list alternatives with commas."""
     if table not in kb.tables:
         raise ShortcodeError(f"unknown table '{table}' (expected one of: {', '.join(kb.tables)})")
-    allowed = filter_keys(table, kb)
+    allowed = filter_keys(table)
     for key in filters:
         if key not in allowed:
             raise ShortcodeError(f"unknown filter '{key}' for table '{table}' (expected one of: {', '.join(allowed)})")
@@ -414,7 +411,6 @@ def sc_claim(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
 
 
 def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
-    from .schema import STATUSES
 
     _no_kw(kw)
     status = _one(pos, "status")
