@@ -37,7 +37,7 @@ MINI_TABLES = {
           status: confirmed
           sources:
             - {id: prim, locator: intro}
-          reviewed: 2026-11-01
+          verified: 2026-11-01
         - id: wrong
           topic: device
           statement: The device is tpu, not xla.
@@ -48,7 +48,7 @@ MINI_TABLES = {
           conflicts:
             - {source: news, says: the device is xla}
           corrects: The report says xla.
-          reviewed: 2026-11-01
+          verified: 2026-11-01
         """,
     "figures": """\
         - id: tput
@@ -62,7 +62,7 @@ MINI_TABLES = {
           status: reported
           sources:
             - {id: news, locator: para 3}
-          reviewed: 2026-11-01
+          verified: 2026-11-01
         """,
     "modes": "[]\n",
     "limits": "[]\n",
@@ -77,7 +77,7 @@ MINI_TABLES = {
           status: confirmed
           sources:
             - {id: prim, locator: table}
-          reviewed: 2026-11-01
+          verified: 2026-11-01
         """,
     "integrations": "[]\n",
     "glossary": """\

@@ -30,14 +30,14 @@ def first(root: Path, table: str, key: str) -> str:
 def claim(id_: str, source: str = "wheel", status: str = "reported", extra: str = "") -> str:
     return (
         f"- id: {id_}\n  topic: device\n  statement: Injected.\n  status: {status}\n"
-        f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  reviewed: 2026-11-01\n"
+        f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  verified: 2026-11-01\n"
     )
 
 
 FIGURE = (
     "- id: injected-figure\n  metric: Injected\n  value: 1\n  unit: tokens/s\n  conditions: {}\n"
     "  measured_by: vendor\n  claimed_by: V\n  topic: throughput\n  status: reported\n"
-    "  sources:\n    - {id: seed-000, locator: here}\n  reviewed: 2026-11-01\n"
+    "  sources:\n    - {id: seed-000, locator: here}\n  verified: 2026-11-01\n"
 )
 
 

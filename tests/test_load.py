@@ -33,7 +33,7 @@ FIGURE = """\
   topic: t
   status: reported
   sources: [{id: s, locator: here}]
-  reviewed: 2026-11-01
+  verified: 2026-11-01
 """
 
 
@@ -72,9 +72,9 @@ def test_unknown_key_in_a_nested_mapping(tmp_path):
 
 
 def test_impossible_date(tmp_path):
-    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("reviewed: 2026-11-01", "reviewed: 2026-13-45"))
+    _, problems = problems_of(tmp_path, "figures", FIGURE.replace("verified: 2026-11-01", "verified: 2026-13-45"))
     assert problems == [
-        "docs/data/figures.yml:11: figures[0].reviewed: '2026-13-45' is not a real date (expected YYYY-MM-DD)"
+        "docs/data/figures.yml:11: figures[0].verified: '2026-13-45' is not a real date (expected YYYY-MM-DD)"
     ]
 
 

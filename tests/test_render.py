@@ -142,7 +142,7 @@ def test_entries_give_each_environment_variable_a_heading(tmp_path):
           group: execution-modes
           status: confirmed
           sources: [{id: prim, locator: strings}]
-          reviewed: 2026-11-01
+          verified: 2026-11-01
         """
     kb = load_kb(write_tables(tmp_path / "docs" / "data", env_vars=env), shown_root=tmp_path)
     out, problems = render(kb, "<!-- kb:entries env_vars group=execution-modes -->")

@@ -19,12 +19,12 @@ def test_the_mini_kb_is_valid(tmp_path):
     assert problems(tmp_path) == []
 
 
-def add_claim(status="reported", sources="[{id: prim, locator: x}]", conflicts="", id_="c3", reviewed="2026-11-01"):
+def add_claim(status="reported", sources="[{id: prim, locator: x}]", conflicts="", id_="c3", verified="2026-11-01"):
     """The mini claims table plus one claim, starting on line 19 (status on 22, sources on 23)."""
     extra = f"- id: {id_}\n  topic: device\n  statement: X.\n  status: {status}\n  sources: {sources}\n"
     if conflicts:
         extra += f"  conflicts: {conflicts}\n"
-    return textwrap.dedent(MINI_TABLES["claims"]) + extra + f"  reviewed: {reviewed}\n"
+    return textwrap.dedent(MINI_TABLES["claims"]) + extra + f"  verified: {verified}\n"
 
 
 def test_duplicate_id(tmp_path):
@@ -91,10 +91,10 @@ def test_unknown_source_in_conflicts(tmp_path):
     ]
 
 
-def test_reviewed_in_the_future(tmp_path):
-    claims = add_claim(sources="[{id: news, locator: x}]", reviewed="2027-01-01")
+def test_verified_in_the_future(tmp_path):
+    claims = add_claim(sources="[{id: news, locator: x}]", verified="2027-01-01")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:24: claims[2].reviewed: 2027-01-01 is in the future (expected a date up to 2026-11-29)"
+        "docs/data/claims.yml:24: claims[2].verified: 2027-01-01 is in the future (expected a date up to 2026-11-29)"
     ]
 
 

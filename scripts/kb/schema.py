@@ -93,16 +93,45 @@ class Conflict(Model):
     says: Text
 
 
-class Sourced(Model):
+ApiName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$")]
+EnvName = Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$")]
+BackendName = Annotated[str, Field(pattern=r"^[a-z][a-z0-9_]*$")]
+ForeignName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
+
+
+class Checked(Model):
+    """When a record was last verified, and against which release of the package."""
+
+    verified: Optional[IsoDate] = None
+    checked_against: Optional[Text] = None
+
+
+class Names(Checked):
+    """Package names a record states, each checked against the wheel by ``kb check-wheel``.
+
+    ``spelling: outdated`` marks a record that documents an old or mistaken spelling: its
+    names are shown as outdated, never as an instruction, and ``current`` is the name the
+    package uses. ``elsewhere`` lists names the record mentions that another project owns
+    (vLLM, PyTorch, a launcher), so the prose scan does not expect them in the wheel.
+    """
+
+    api: list[ApiName] = []
+    env: list[EnvName] = []
+    backend: list[BackendName] = []
+    spelling: Optional[Literal["outdated"]] = None
+    current: Optional[Text] = None
+    elsewhere: list[ForeignName] = []
+
+
+class Sourced(Names):
     """Fields shared by every record that states a fact."""
 
     sources: Annotated[list[SourceRef], Field(min_length=1)]
     status: Status
     conflicts: list[Conflict] = []
-    reviewed: IsoDate
 
 
-class Source(Model):
+class Source(Checked):
     id: Id
     title: Text
     publisher: Text
@@ -170,7 +199,8 @@ class Limit(Sourced):
 
 class EnvVar(Sourced):
     id: Id
-    name: Annotated[str, Field(pattern=r"^[A-Z][A-Z0-9_]*$")]
+    name: EnvName
+    read_by: Literal["torch-tpu", "pytorch", "xla", "libtpu", "vllm", "launcher", "community"]
     purpose: Text
     values: Text
     default: Text
@@ -204,7 +234,7 @@ class Integration(Sourced):
     note: Optional[Text] = None
 
 
-class Term(Model):
+class Term(Names):
     id: Id
     term: Text
     expansion: Optional[Text] = None

@@ -21,7 +21,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
             problems += _refs(rec, sources, cited)
             if isinstance(rec.model, Sourced):
                 problems += _status(rec, sources)
-                problems += _reviewed(rec, today)
+            problems += _verified(rec, today)
     for rec in kb.tables.get("sources", []):
         if rec.id not in cited:
             problems.append(
@@ -141,14 +141,14 @@ def _status(rec: Record, sources: dict[str, Record]) -> list[Problem]:
     return []
 
 
-def _reviewed(rec: Record, today: dt.date) -> list[Problem]:
-    reviewed = rec.model.reviewed  # type: ignore[attr-defined]
-    if reviewed > today:
+def _verified(rec: Record, today: dt.date) -> list[Problem]:
+    verified = getattr(rec.model, "verified", None)
+    if verified is not None and verified > today:
         return [
             Problem(
                 rec.path,
-                rec.line_of("reviewed"),
-                f"{rec.where('reviewed')}: {reviewed} is in the future (expected a date up to {today})",
+                rec.line_of("verified"),
+                f"{rec.where('verified')}: {verified} is in the future (expected a date up to {today})",
             )
         ]
     return []
