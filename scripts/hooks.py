@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from kb.render import Ctx, banner, render_markdown, with_banner  # noqa: E402
 from kb.sitecheck import check_site  # noqa: E402
 
 _project: Project | None = None
+_log = logging.getLogger("mkdocs.hooks.kb")
 
 
 # ---- Hooks ----
@@ -29,6 +31,8 @@ _project: Project | None = None
 def on_pre_build(config: MkDocsConfig) -> None:
     global _project
     _project = validate_project(Path(config.config_file_path).parent)
+    for note in _project.notes:
+        _log.info(note)
     _fail(_project.problems, "knowledge base or pages")
 
 

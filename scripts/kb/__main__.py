@@ -1,4 +1,4 @@
-"""Command line: ``python -m kb validate`` (data and pages), ``python -m kb check-site SITE``."""
+"""Command line: ``python -m kb validate`` (data and pages), ``check-site SITE``, ``check-wheel``."""
 
 from __future__ import annotations
 
@@ -7,8 +7,20 @@ import sys
 import time
 from pathlib import Path
 
-from .errors import format_problems
-from .project import built_sources, validate_project
+from .errors import Problem, format_problems
+from .package import (
+    INVENTORY,
+    PackageError,
+    cached_wheel,
+    diff,
+    fetch_wheel,
+    inventory,
+    inventory_text,
+    load_index,
+    read_inventory,
+    read_pin,
+)
+from .project import built_sources, check_package, validate_project
 from .sitecheck import check_site
 
 
@@ -20,7 +32,14 @@ def main(argv: list[str] | None = None) -> int:
     site = sub.add_parser("check-site", help="check a built site: links, anchors, assets, external loads")
     site.add_argument("site", type=Path, help="the built site folder")
     site.add_argument("--flat-urls", action="store_true", help="the site was built with use_directory_urls: false")
+    wheel = sub.add_parser("check-wheel", help="hold every name, env var, locator and version range to the pinned wheel")
+    wheel.add_argument("--wheel", type=Path, help="a local wheel file (default: the pinned one, downloaded once into .cache/wheels/)")
+    wheel.add_argument("--against", type=Path, metavar="OLD.whl", help="list the names added and removed since an older wheel")
+    wheel.add_argument("--offline", action="store_true", help="never download: fail when the wheel is not cached")
+    wheel.add_argument("--write-inventory", action="store_true", help=f"rewrite {INVENTORY} from the wheel")
     args = parser.parse_args(argv)
+    if args.command == "check-wheel":
+        return check_wheel(args)
 
     start = time.perf_counter()
     if args.command == "validate":
@@ -28,11 +47,13 @@ def main(argv: list[str] | None = None) -> int:
         problems = project.problems
         records = sum(len(t) for t in project.kb.tables.values()) if project.kb else 0
         what = f"{records} records, {len(project.pages)} pages"
+        for note in project.notes:
+            print(note, file=sys.stderr)
     else:
         if not args.site.is_dir():
             print(f"{args.site}:1: no such folder (expected a built site; run the build first)", file=sys.stderr)
             return 2
-        project = validate_project(args.root) if (args.root / "docs").is_dir() else None
+        project = validate_project(args.root, package=False) if (args.root / "docs").is_dir() else None
         hints = built_sources(project.pages, not args.flat_urls) if project else {}
         problems = check_site(args.site, hints)
         what = f"site {args.site}"
@@ -42,6 +63,60 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{len(problems)} problem(s) in {what} ({took:.2f} s)", file=sys.stderr)
         return 1
     print(f"ok: {what} ({took:.2f} s)")
+    return 0
+
+
+def check_wheel(args: argparse.Namespace) -> int:
+    """``check-wheel``: fetch (once) and read the pinned wheel, then check the whole handbook."""
+    start = time.perf_counter()
+    root: Path = args.root
+    try:
+        project_name, version = read_pin(root)
+        path = args.wheel or cached_wheel(root)
+        if path is None:
+            if args.offline:
+                print(f"torch-tpu.pin:1: {project_name}=={version} is not in .cache/wheels/ and --offline was given "
+                      "(expected a cached wheel, or --wheel PATH)", file=sys.stderr)
+                return 2
+            print(f"downloading {project_name}=={version} (no dependencies) into .cache/wheels/ ...", file=sys.stderr)
+            path = fetch_wheel(root)
+        if not path.is_file():
+            print(f"{path}:1: no such file (expected a .whl)", file=sys.stderr)
+            return 2
+        index = load_index(path)
+        if args.against is not None:
+            if not args.against.is_file():
+                print(f"{args.against}:1: no such file (expected an older .whl)", file=sys.stderr)
+                return 2
+            old = load_index(args.against)
+            lines = diff(old, index)
+            print(f"{old.project} {old.version} -> {index.project} {index.version}: {len(lines)} change(s)")
+            print("\n".join(lines))
+            return 0
+    except PackageError as exc:
+        print(exc.problem, file=sys.stderr)
+        return 2
+    problems: list[Problem] = []
+    if (index.project, index.version) != (project_name.lower(), version):
+        problems.append(Problem("torch-tpu.pin", 1, f"the wheel is {index.project} {index.version} "
+                                f"(expected {project_name}=={version}, the pin)"))
+    if args.write_inventory:
+        (root / INVENTORY).write_text(inventory_text(index), "utf-8")
+        print(f"wrote {INVENTORY}")
+    elif read_inventory(root) != inventory(index):
+        problems.append(Problem(str(INVENTORY), 1, f"does not match {path.name} (expected the inventory of the pinned "
+                                "wheel; run 'python -m kb check-wheel --write-inventory' and review the diff)"))
+    project = validate_project(root, package=False)
+    if project.kb is None:
+        problems += project.problems
+    else:
+        problems += check_package(project, index=index)
+    took = time.perf_counter() - start
+    if problems:
+        print(format_problems(problems), file=sys.stderr)
+        print(f"{len(problems)} problem(s) against {path.name} ({took:.2f} s)", file=sys.stderr)
+        return 1
+    print(f"ok: the handbook matches {index.project} {index.version} ({path.name}, {took:.2f} s)")
     return 0
 
 

@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Callable
 
 from . import charts
+from .coverage import InventoryError, read_inventory, undocumented
 from .errors import Problem
 from .load import KB, Record
 from .schema import STATUSES, TABLES, Conditions
@@ -76,6 +77,15 @@ def with_unit(value: float, unit: str, approx: bool = False) -> str:
 
 def badge(ctx: Ctx, status: str) -> str:
     return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ .kb-badge .kb-badge--{status} }}"
+
+
+def outdated(rec: Record) -> str:
+    """For a record that documents an old spelling: say so, and give the name the package uses."""
+    model = rec.model
+    if getattr(model, "spelling", None) != "outdated":
+        return ""
+    current = getattr(model, "current", None) or "?"
+    return f" **Outdated spelling, not for new code:** the package uses <code>{text(current)}</code>."
 
 
 def vendor_label(rec: Record) -> str:
@@ -197,7 +207,7 @@ def _anchor(prefix: str, rec: Record) -> str:
 def table_rows(ctx: Ctx, table: str, records: list[Record]) -> tuple[list[str], list[list[str]]]:
     """Header and cells for one KB table."""
     src = lambda r: source_links(ctx, r)  # noqa: E731
-    st = lambda r: badge(ctx, r.model.status)  # noqa: E731
+    st = lambda r: badge(ctx, r.model.status) + outdated(r)  # noqa: E731
     m = lambda r: r.model  # noqa: E731
     if table == "sources":
 
@@ -256,7 +266,7 @@ def table_rows(ctx: Ctx, table: str, records: list[Record]) -> tuple[list[str], 
             [
                 [
                     f"{_anchor('mode', r)}**{text(m(r).name)}**" + (" (default)" if m(r).default else ""),
-                    text(m(r).api) + (f"<br>env: <code>{text(m(r).env_var)}</code>" if m(r).env_var else ""),
+                    text(m(r).select) + (f"<br>env: <code>{text(m(r).env_var)}</code>" if m(r).env_var else ""),
                     text(m(r).behaviour),
                     text(m(r).cost),
                     text(m(r).use_when),
@@ -407,7 +417,7 @@ def sc_claim(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "claims", _one(pos, "claim id"))
     c = rec.model
-    return f'{text(c.statement)} <small class="kb-meta">({badge(ctx, c.status)}; {source_links(ctx, rec)})</small>'  # type: ignore[attr-defined]
+    return f'{text(c.statement)}{outdated(rec)} <small class="kb-meta">({badge(ctx, c.status)}; {source_links(ctx, rec)})</small>'  # type: ignore[attr-defined]
 
 
 def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -426,7 +436,7 @@ def _paragraphs(*lines: str) -> str:
 
 def _status_line(ctx: Ctx, rec: Record) -> str:
     """Badge, who says what (for disputed records) and source links."""
-    return f"{badge(ctx, rec.model.status)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"  # type: ignore[attr-defined]
+    return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"  # type: ignore[attr-defined]
 
 
 def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -447,7 +457,7 @@ def sc_mode(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     mo = rec.model
     env = f" Environment: <code>{text(mo.env_var)}</code>." if mo.env_var else ""  # type: ignore[attr-defined]
     return _paragraphs(
-        f"**Select it with** {text(mo.api)}.{env}",  # type: ignore[attr-defined]
+        f"**Select it with** {text(mo.select)}.{env}",  # type: ignore[attr-defined]
         f"**Behaviour.** {text(mo.behaviour)}",  # type: ignore[attr-defined]
         f"**Cost.** {text(mo.cost)}",  # type: ignore[attr-defined]
         f"**Use it when** {text(mo.use_when)} · {_status_line(ctx, rec)}",  # type: ignore[attr-defined]
@@ -477,9 +487,10 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     blocks = []
     for rec in select(ctx.kb, table, kw):
         v = rec.model
+        old = " (outdated spelling)" if v.spelling == "outdated" else ""  # type: ignore[attr-defined]
         blocks.append(
             _paragraphs(
-                f"### {v.name} {{#env-{rec.id}}}",  # type: ignore[attr-defined]
+                f"### {v.name}{old} {{#env-{rec.id}}}",  # type: ignore[attr-defined]
                 text(v.purpose),  # type: ignore[attr-defined]
                 f"**Values:** {text(v.values)} · **Default:** {text(v.default)} · **Read:** {text(v.read_when)}",  # type: ignore[attr-defined]
                 _status_line(ctx, rec),
@@ -503,6 +514,29 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     return "\n\n" + _md_table(["What the reports said", "Status", "What the sources support", "Sources"], rows) + "\n\n"
 
 
+def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """The package's env vars or public names that no KB record documents yet (from the inventory)."""
+    kind = _one(pos, "kind (env or api)")
+    if kind not in ("env", "api"):
+        raise ShortcodeError(f"undocumented takes env or api, got '{kind}'")
+    _no_kw(kw)
+    try:
+        inv = read_inventory(ctx.kb.root)
+    except InventoryError as exc:
+        raise ShortcodeError(str(exc)) from None
+    names = undocumented(ctx.kb, inv, kind)
+    release = f"{text(str(inv.get('package', 'torch-tpu')))} {text(str(inv.get('version', '')))}"
+    if not names:
+        return f"\n\nEvery {'environment variable' if kind == 'env' else 'public name'} of {release} is documented above.\n\n"
+    rows = [[f"`{name}`", "internal" if "_INTERNAL_" in name or "._" in name else "user-facing"] for name in names]
+    what = "Variable" if kind == "env" else "Name"
+    return (
+        f"\n\n{len(names)} in the package ({release}), not yet documented:\n\n"
+        + _md_table([what, "Kind"], rows)
+        + "\n\n"
+    )
+
+
 def _no_kw(kw: dict[str, str]) -> None:
     if kw:
         raise ShortcodeError(f"unexpected argument '{next(iter(kw))}' (expected none)")
@@ -518,6 +552,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "chart": sc_chart,
     "corrections": sc_corrections,
     "entries": sc_entries,
+    "undocumented": sc_undocumented,
     "glossary": lambda ctx, pos, kw: sc_table(ctx, ["glossary", *pos], kw),
     "sources": lambda ctx, pos, kw: sc_table(ctx, ["sources", *pos], kw),
 }

@@ -180,7 +180,7 @@ class Mode(Sourced):
     id: Id
     kind: Literal["execution", "precision"]
     name: Text
-    api: Text
+    select: Text  # how code selects the mode, as prose with inline code
     env_var: Optional[Text] = None
     default: bool = False
     behaviour: Text

@@ -2,9 +2,12 @@
 # Start one training process per accelerator device on this machine.
 set -euo pipefail
 
-# TorchTPU's wrapper prints what the workers need (TPU topology, WORLD_SIZE, ...) as KEY=VALUE.
-# Export them so torchrun and every worker it starts inherit them.
-eval "$(python -m torch_tpu._internal.distributed.launchers.singlehost_wrapper | sed 's/^/export /')"
-NUM_DEVICES=$WORLD_SIZE
+# TorchTPU's launch helper (experimental in 0.2.0) picks free ports, reads the TPU topology
+# and prints KEY="VALUE" lines: TORCH_TPU_TOPOLOGY, TORCH_TPU_SLICEBUILDER_ADDRESSES,
+# TORCH_TPU_XPROF_SESSION_ID, WORLD_SIZE (devices on this host) and NODE_RANK.
+LAUNCH_ENV=$(python -m torch.tpu.distributed)  # the script stops here if no TPU is found
+set -a  # export what eval assigns, so torchrun and every worker it starts inherit it
+eval "$LAUNCH_ENV"
+set +a
 
-torchrun --nproc_per_node="$NUM_DEVICES" ddp_tpu.py
+torchrun --nproc_per_node="$WORLD_SIZE" --node_rank="$NODE_RANK" ddp_tpu.py

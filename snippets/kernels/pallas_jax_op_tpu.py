@@ -1,9 +1,11 @@
 """Call a Pallas kernel, written in JAX, from PyTorch on TPU.
 
-Needs `pip install jax` (JAX is optional for TorchTPU). Assumed, because the reference
-docs for it were not found: torch.tpu.pallas.jax_op(name, fn) takes a "namespace::op"
-name and a JAX function with annotated jax.Array arguments, registers it as a PyTorch
-custom op, and returns a callable that takes and returns torch tensors on the TPU.
+Needs `pip install jax` (JAX is optional for TorchTPU). In torch-tpu 0.2.0 the call is
+torch.tpu.pallas.jax_op(name, fn=None, /, *, donate_argnums=None, mesh=None,
+input_partition_specs=None, output_partition_specs=None), marked experimental. `name` is
+"namespace::op"; every argument of `fn` and its return value need type annotations
+(jax.Array for arrays). It returns a PyTorch custom op (torch.library.CustomOpDef) that
+takes and returns torch tensors; without `fn` it is a decorator.
 """
 
 import jax

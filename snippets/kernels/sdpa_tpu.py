@@ -3,8 +3,9 @@
 SDPBackend.OVERRIDEABLE is the slot that out-of-tree backends such as TorchTPU fill
 with their own kernel; Google's Ray + TorchTPU training sample selects it this way.
 Without it, SDPA can fall back to the generic MATH implementation, which builds the
-full attention matrix. TorchTPU 0.2.0 also ships a Splash attention op,
-torch.tpu.ops.splash_sdpa; its signature is not documented, so it is not called here.
+full attention matrix. TorchTPU 0.2.0 also ships an experimental Splash attention op that
+needs JAX: torch.tpu.ops.splash_sdpa(q, k, v, *, scale=None, is_causal=True, ...), with
+block-size keywords. Note that it defaults to is_causal=True, unlike SDPA.
 """
 
 import torch

@@ -10,11 +10,10 @@ marked experimental in TorchTPU 0.2.0.
 """
 
 import torch
-from torch_tpu._internal import execution_mode as em
 
-# Globally, from Python, for the rest of the process. TorchTPU's own 0.2.0 guide assigns
-# the mode on this internal module (torch.tpu.EagerMode is the public alias of its enum).
-em.eager_mode = em.EagerMode.DEFER_AND_FUSE
+# Globally, from Python, for the rest of the process: torch.tpu.eager_mode is a property
+# of the torch.tpu module, so assigning to it sets the mode (reading it returns the mode).
+torch.tpu.eager_mode = torch.tpu.EagerMode.DEFER_AND_FUSE
 
 x = torch.randn(1024, 1024, device="tpu")
 y = torch.relu(x @ x) * 2  # recorded, then fused and compiled with its neighbours

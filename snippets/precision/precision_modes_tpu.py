@@ -20,9 +20,9 @@ for mode in (torch.tpu.Precision.DEFAULT, torch.tpu.Precision.HIGH, torch.tpu.Pr
     error = (c.cpu().double() - reference).abs().max().item()
     print(f"{mode}: max abs error {error:.2e}")
 
-# 2. For the whole program: PyTorch's own knob, which TorchTPU maps to the same modes:
-#    "medium" -> Precision.DEFAULT, "high" -> Precision.HIGH, "highest" -> Precision.HIGHEST.
-#    A torch.tpu.precision block overrides it locally.
+# 2. For the whole program: PyTorch's own knob, which TorchTPU also honours (see the
+#    precision page for which mode each setting selects). A torch.tpu.precision block
+#    overrides it locally.
 torch.set_float32_matmul_precision("high")
 c = a @ b
 print("global 'high':", (c.cpu().double() - reference).abs().max().item())

@@ -1,0 +1,80 @@
+"""The real check: download the pinned torch-tpu wheel once and hold the whole handbook to it.
+
+The download goes to the package index only (``pip download --no-deps``) and is cached in
+``.cache/wheels/``; later builds read it offline.
+"""
+
+import sys
+
+import pytest
+from buildtools import run
+from conftest import ROOT
+
+from kb.load import Record
+from kb.namecheck import allowed_names, check_record
+from kb.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
+from kb.project import validate_project
+from kb.schema import EnvVar, Names
+
+
+@pytest.fixture(scope="module")
+def wheel():
+    try:
+        return cached_wheel(ROOT) or fetch_wheel(ROOT)
+    except PackageError as exc:  # pragma: no cover - only without the package index
+        pytest.fail(f"could not download the pinned wheel: {exc}")
+
+
+def test_check_wheel_passes_on_the_real_wheel(wheel):
+    result = run([sys.executable, "-m", "kb", "--root", str(ROOT), "check-wheel", "--offline"], ROOT)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("ok: the handbook matches torch-tpu 0.2.0")
+
+
+def test_every_record_carries_checked_against(wheel):
+    project = validate_project(ROOT, package=False)
+    assert project.kb is not None, project.problems
+    pin = pin_text(ROOT)
+    missing = [
+        f"{rec.path}:{rec.line}"
+        for records in project.kb.tables.values()
+        for rec in records
+        if getattr(rec.model, "checked_against", None) != pin
+    ]
+    assert missing == []
+
+
+def _renamed(rec: Record, field: str, index: int | None) -> Record:
+    model = rec.model
+    if index is None:
+        new = model.model_copy(update={field: getattr(model, field) + "_RENAMED"})
+    else:
+        names = list(getattr(model, field))
+        names[index] = names[index] + ("_RENAMED" if field == "env" else "_renamed")
+        new = model.model_copy(update={field: names})
+    return Record(rec.table, rec.index, new, rec.path, rec.located)
+
+
+def test_renaming_any_one_name_fails_with_that_records_file_and_line(wheel):
+    """Every API name, env var and backend name in the KB, renamed one at a time, is caught."""
+    project = validate_project(ROOT, package=False)
+    assert project.kb is not None
+    index = load_index(wheel)
+    allowed = allowed_names(project.kb, index)
+    pin = pin_text(ROOT)
+    tried = 0
+    for records in project.kb.tables.values():
+        for rec in records:
+            model = rec.model
+            if not isinstance(model, Names):
+                continue
+            cases = [(f, i) for f in ("api", "env", "backend") for i in range(len(getattr(model, f)))]
+            if isinstance(model, EnvVar) and model.read_by == "torch-tpu" and model.spelling != "outdated":
+                cases.append(("name", None))
+            for field, i in cases:
+                problems = check_record(_renamed(rec, field, i), index, pin, allowed)
+                path = (field,) if i is None else (field, i)
+                where = f"{rec.path}:{rec.line_of(*path)}"
+                assert any(f"{p.path}:{p.line}" == where for p in problems), (where, field, i)
+                tried += 1
+    assert tried >= 100  # the KB states many package names; all of them are held to the wheel
