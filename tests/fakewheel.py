@@ -14,7 +14,7 @@ Requires-Dist: libtpu>=0.0.50
 Requires-Dist: torch>=2.11.0,<=2.15.0
 """
 
-PUBLIC_API = '''\
+PUBLIC_API = """\
 from typing import Final
 
 _DEVICE: Final[str] = "torch_tpu._internal.device._device_module"
@@ -37,9 +37,9 @@ _PUBLIC_MODULES = {
         main="torch_tpu._internal.distributed.distributed",
     ),
 }
-'''
+"""
 
-DEVICE = '''\
+DEVICE = """\
 from torch_tpu._internal import execution_mode as _em
 
 
@@ -51,9 +51,9 @@ class _Meta(type):
 
 class TpuDeviceModule(metaclass=_Meta):
   precision = None
-'''
+"""
 
-EXECUTION_MODE = '''\
+EXECUTION_MODE = """\
 import enum
 
 
@@ -64,9 +64,9 @@ class EagerMode(enum.Enum):
 
 def set_eager_mode(mode):
   pass
-'''
+"""
 
-DISTRIBUTED = '''\
+DISTRIBUTED = """\
 import os
 from torch_tpu._internal import env
 
@@ -74,20 +74,21 @@ from torch_tpu._internal import env
 def set_tpu_launch_env(*, nnodes=None, nproc_per_node=None):
   env.get_int_env_once("TORCH_TPU_BASE_PORT", default_value=8070)
   os.environ.get("JOB_COMPLETION_INDEX")
-'''
+"""
 
-LOADER = '''\
+LOADER = """\
 import torch
 
 
 def load():
   torch.utils.rename_privateuse1_backend("tpu")
   torch.distributed.Backend.register_backend("tpu_dist", None, devices=["tpu"])
-'''
+"""
 
 
-def build_wheel(dest: Path, version: str = "0.2.0", extra: dict[str, str | bytes] | None = None,
-                drop: tuple[str, ...] = ()) -> Path:
+def build_wheel(
+    dest: Path, version: str = "0.2.0", extra: dict[str, str | bytes] | None = None, drop: tuple[str, ...] = ()
+) -> Path:
     """Write ``torch_tpu-VERSION-...whl`` into ``dest`` and return its path."""
     files: dict[str, str | bytes] = {
         f"torch_tpu-{version}.dist-info/METADATA": METADATA.format(version=version),

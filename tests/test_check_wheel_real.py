@@ -7,9 +7,9 @@ The download goes to the package index only (``pip download --no-deps``) and is 
 import sys
 
 import pytest
+
 from buildtools import run
 from conftest import ROOT
-
 from kb.load import Record
 from kb.namecheck import allowed_names, check_record
 from kb.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text

@@ -3,9 +3,9 @@
 import textwrap
 
 import pytest
+
 from conftest import MINI_TABLES, write_tables
 from fakewheel import build_wheel
-
 from kb.namecheck import Allowed, check_python_sample, check_shell_sample, constraint_problems
 from kb.project import validate_project
 from kb.wheel import read_wheel
@@ -15,7 +15,9 @@ PIN = "torch-tpu==0.2.0"
 
 def claim(extra: str, statement: str = "The device is `tpu`.", id_: str = "c9") -> str:
     """The mini claims table plus one claim with ``extra`` fields (YAML, two-space indented)."""
-    return textwrap.dedent(MINI_TABLES["claims"]) + textwrap.dedent(f"""\
+    return (
+        textwrap.dedent(MINI_TABLES["claims"])
+        + textwrap.dedent(f"""\
         - id: {id_}
           topic: modes
           statement: "{statement}"
@@ -24,7 +26,9 @@ def claim(extra: str, statement: str = "The device is `tpu`.", id_: str = "c9") 
             - {{id: prim, locator: intro}}
           verified: 2026-11-01
           checked_against: {PIN}
-        """) + textwrap.indent(textwrap.dedent(extra), "  ")
+        """)
+        + textwrap.indent(textwrap.dedent(extra), "  ")
+    )
 
 
 @pytest.fixture
@@ -67,22 +71,34 @@ def test_an_unknown_backend_fails(project):
 
 
 def test_a_name_in_prose_is_checked_too(project):
-    problems = project(claims=claim("", statement="Launch with `python -m torch_tpu._internal.distributed.launchers.x`."))
+    problems = project(
+        claims=claim("", statement="Launch with `python -m torch_tpu._internal.distributed.launchers.x`.")
+    )
     assert len(problems) == 1
-    assert problems[0].startswith("docs/data/claims.yml:21: claims[2].statement: names "
-                                  "'torch_tpu._internal.distributed.launchers.x', which is not in torch-tpu==0.2.0")
+    assert problems[0].startswith(
+        "docs/data/claims.yml:21: claims[2].statement: names "
+        "'torch_tpu._internal.distributed.launchers.x', which is not in torch-tpu==0.2.0"
+    )
 
 
 def test_an_outdated_spelling_needs_a_current_name_the_wheel_has(project):
-    ok = project(claims=claim("spelling: outdated\ncurrent: TORCH_TPU_LAUNCH_BLOCKING\n",
-                              statement="Old notebooks set `TPU_LAUNCH_BLOCKING=1`."))
+    ok = project(
+        claims=claim(
+            "spelling: outdated\ncurrent: TORCH_TPU_LAUNCH_BLOCKING\n",
+            statement="Old notebooks set `TPU_LAUNCH_BLOCKING=1`.",
+        )
+    )
     assert ok == []
     missing = project(claims=claim("spelling: outdated\n", statement="Old notebooks set `TPU_LAUNCH_BLOCKING=1`."))
-    assert missing == ["docs/data/claims.yml:27: claims[2].spelling: spelling: outdated without 'current' "
-                       "(expected the name the package uses)"]
+    assert missing == [
+        "docs/data/claims.yml:27: claims[2].spelling: spelling: outdated without 'current' "
+        "(expected the name the package uses)"
+    ]
     wrong = project(claims=claim("spelling: outdated\ncurrent: TORCH_TPU_BLOCKING\n", statement="Old: `TPU_X`."))
-    assert wrong == ["docs/data/claims.yml:28: claims[2].current: current name 'TORCH_TPU_BLOCKING' is not in "
-                     "torch-tpu==0.2.0 either"]
+    assert wrong == [
+        "docs/data/claims.yml:28: claims[2].current: current name 'TORCH_TPU_BLOCKING' is not in "
+        "torch-tpu==0.2.0 either"
+    ]
 
 
 def test_names_another_project_owns_are_declared_under_elsewhere(project):
@@ -93,8 +109,10 @@ def test_names_another_project_owns_are_declared_under_elsewhere(project):
 
 def test_checked_against_must_be_the_pin(project):
     problems = project(claims=claim("").replace(f"checked_against: {PIN}", "checked_against: torch-tpu==0.1.0"))
-    assert problems == ["docs/data/claims.yml:26: claims[2].checked_against: 'torch-tpu==0.1.0' is not the pinned "
-                        "release (expected torch-tpu==0.2.0)"]
+    assert problems == [
+        "docs/data/claims.yml:26: claims[2].checked_against: 'torch-tpu==0.1.0' is not the pinned "
+        "release (expected torch-tpu==0.2.0)"
+    ]
 
 
 def test_a_wheel_locator_must_name_a_file_in_the_wheel(project):
@@ -110,9 +128,11 @@ def test_a_wheel_locator_must_name_a_file_in_the_wheel(project):
           language: en
         """)
     problems = project(claims=table, sources=sources)
-    assert problems == ["docs/data/claims.yml:24: claims[2].sources[0].locator: locator names "
-                        "'torch_tpu/device/_device_module.py', which is not a file in the wheel (expected a path "
-                        "such as torch_tpu/_internal/..., or a .so file name)"]
+    assert problems == [
+        "docs/data/claims.yml:24: claims[2].sources[0].locator: locator names "
+        "'torch_tpu/device/_device_module.py', which is not a file in the wheel (expected a path "
+        "such as torch_tpu/_internal/..., or a .so file name)"
+    ]
     fixed = table.replace("torch_tpu/device/", "torch_tpu/_internal/device/")
     assert project(claims=fixed, sources=sources) == []
 
@@ -149,8 +169,10 @@ def test_an_env_var_record_that_torch_tpu_reads_must_be_in_the_wheel(project):
 def test_pages_are_scanned_with_their_file_line(project, mini):
     page = mini / "docs" / "sub" / "page.md"
     page.write_text(page.read_text() + "\nSet `TORCH_TPU_LAUNCH_BLOCKNG=1`.\n")
-    assert project() == ["docs/sub/page.md:11: names 'TORCH_TPU_LAUNCH_BLOCKNG', which is not in the pinned wheel "
-                         "(expected a name the wheel has, or one a KB record marks outdated)"]
+    assert project() == [
+        "docs/sub/page.md:11: names 'TORCH_TPU_LAUNCH_BLOCKNG', which is not in the pinned wheel "
+        "(expected a name the wheel has, or one a KB record marks outdated)"
+    ]
 
 
 @pytest.fixture

@@ -4,9 +4,9 @@ import json
 import sys
 
 import pytest
+
 from buildtools import run
 from fakewheel import build_wheel
-
 from kb.package import PackageError, diff, inventory, load_index, read_pin
 from kb.wheel import read_wheel
 

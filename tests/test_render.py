@@ -75,12 +75,13 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:glossary, kb:sources)",
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:undocumented, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
         "limits, env_vars, api_map, hardware, integrations, glossary)",
-        "docs/migrate/page.md:8: kb:table: unknown filter 'colour' for table 'claims' (expected one of: sources, "
-        "status, conflicts, reviewed, id, topic, statement, corrects, applies_to, cites, cites_kind)",
+        "docs/migrate/page.md:8: kb:table: unknown filter 'colour' for table 'claims' (expected one of: verified, "
+        "checked_against, api, env, backend, spelling, current, elsewhere, sources, status, conflicts, id, topic, "
+        "statement, corrects, applies_to, cites, cites_kind)",
         "docs/migrate/page.md:9: kb:table: table 'claims' has no record matching 'status=disputed' (expected at least one)",
         "docs/migrate/page.md:10: kb:figure: unexpected argument 'extra' (expected none)",
     ]
@@ -135,6 +136,7 @@ def test_entries_give_each_environment_variable_a_heading(tmp_path):
     env = """\
         - id: defer
           name: TORCH_TPU_DEFER_AND_FUSE
+          read_by: torch-tpu
           purpose: Turns on <Fused> Eager.
           values: "`1`"
           default: unset
@@ -151,6 +153,47 @@ def test_entries_give_each_environment_variable_a_heading(tmp_path):
     assert "Turns on &lt;Fused&gt; Eager." in out and "**Values:** <code>1</code>" in out
     _, problems = render(kb, "<!-- kb:entries figures -->")
     assert [p.message for p in problems] == ["kb:entries: entries supports the table env_vars only, got 'figures'"]
+
+
+def test_an_outdated_spelling_is_shown_as_outdated_never_as_an_instruction(tmp_path):
+    env = """\
+        - id: old
+          name: TPU_LAUNCH_BLOCKING
+          read_by: torch-tpu
+          spelling: outdated
+          current: TORCH_TPU_LAUNCH_BLOCKING
+          purpose: Pre-release name for synchronous launches.
+          values: "`1`"
+          default: unset
+          read_when: never in 0.2.0
+          group: execution-modes
+          status: confirmed
+          sources: [{id: prim, locator: strings}]
+          verified: 2026-11-01
+        """
+    kb = load_kb(write_tables(tmp_path / "docs" / "data", env_vars=env), shown_root=tmp_path)
+    out, problems = render(kb, "<!-- kb:entries env_vars -->")
+    assert problems == []
+    assert "### TPU_LAUNCH_BLOCKING (outdated spelling) {#env-old}" in out
+    assert "**Outdated spelling, not for new code:** the package uses <code>TORCH_TPU_LAUNCH_BLOCKING</code>." in out
+
+
+def test_undocumented_lists_what_the_inventory_has_and_no_record_states(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "package.json").write_text(
+        '{"package": "torch-tpu", "version": "0.2.0", "api": ["torch.tpu.spmd_safe"], '
+        '"env": ["TORCH_TPU_BASE_PORT", "TORCH_TPU_INTERNAL_X"]}'
+    )
+    kb = load_kb(data, shown_root=tmp_path)
+    out, problems = render(kb, "<!-- kb:undocumented env -->")
+    assert problems == []
+    assert "2 in the package (torch-tpu 0.2.0), not yet documented" in out
+    assert "| `TORCH_TPU_INTERNAL_X` | internal |" in out and "| `TORCH_TPU_BASE_PORT` | user-facing |" in out
+    (data / "package.json").write_text('{"api": ["<script>"], "env": []}')
+    _, problems = render(kb, "<!-- kb:undocumented api -->")
+    assert [p.message for p in problems] == [
+        "kb:undocumented: docs/data/package.json: api entry '<script>' is not a package name"
+    ]
 
 
 def test_chart_leaves_room_for_the_longest_value_label():

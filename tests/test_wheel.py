@@ -1,8 +1,8 @@
 """Reading a wheel as a zip: public names, members, env vars, backends and metadata."""
 
 import pytest
-from fakewheel import build_wheel
 
+from fakewheel import build_wheel
 from kb.wheel import WheelError, read_wheel
 
 
@@ -47,7 +47,11 @@ def test_names_it_does_not_define_do_not(index, name):
 
 
 def test_env_vars_backends_and_metadata(index):
-    assert {"TORCH_TPU_DEFER_AND_FUSE", "TORCH_TPU_LAUNCH_BLOCKING", "TORCH_TPU_BASE_PORT"} <= index.env | index.env_read
+    assert {
+        "TORCH_TPU_DEFER_AND_FUSE",
+        "TORCH_TPU_LAUNCH_BLOCKING",
+        "TORCH_TPU_BASE_PORT",
+    } <= index.env | index.env_read
     assert "JOB_COMPLETION_INDEX" in index.env_read
     assert index.has_env("TORCH_TPU_BASE_PORT") and not index.has_env("TORCH_TPU_INTERNAL_ENABLE_DEBUG_CHECKS")
     assert index.backends == {"tpu", "tpu_dist"}

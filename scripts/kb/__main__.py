@@ -32,9 +32,15 @@ def main(argv: list[str] | None = None) -> int:
     site = sub.add_parser("check-site", help="check a built site: links, anchors, assets, external loads")
     site.add_argument("site", type=Path, help="the built site folder")
     site.add_argument("--flat-urls", action="store_true", help="the site was built with use_directory_urls: false")
-    wheel = sub.add_parser("check-wheel", help="hold every name, env var, locator and version range to the pinned wheel")
-    wheel.add_argument("--wheel", type=Path, help="a local wheel file (default: the pinned one, downloaded once into .cache/wheels/)")
-    wheel.add_argument("--against", type=Path, metavar="OLD.whl", help="list the names added and removed since an older wheel")
+    wheel = sub.add_parser(
+        "check-wheel", help="hold every name, env var, locator and version range to the pinned wheel"
+    )
+    wheel.add_argument(
+        "--wheel", type=Path, help="a local wheel file (default: the pinned one, downloaded once into .cache/wheels/)"
+    )
+    wheel.add_argument(
+        "--against", type=Path, metavar="OLD.whl", help="list the names added and removed since an older wheel"
+    )
     wheel.add_argument("--offline", action="store_true", help="never download: fail when the wheel is not cached")
     wheel.add_argument("--write-inventory", action="store_true", help=f"rewrite {INVENTORY} from the wheel")
     args = parser.parse_args(argv)
@@ -75,8 +81,11 @@ def check_wheel(args: argparse.Namespace) -> int:
         path = args.wheel or cached_wheel(root)
         if path is None:
             if args.offline:
-                print(f"torch-tpu.pin:1: {project_name}=={version} is not in .cache/wheels/ and --offline was given "
-                      "(expected a cached wheel, or --wheel PATH)", file=sys.stderr)
+                print(
+                    f"torch-tpu.pin:1: {project_name}=={version} is not in .cache/wheels/ and --offline was given "
+                    "(expected a cached wheel, or --wheel PATH)",
+                    file=sys.stderr,
+                )
                 return 2
             print(f"downloading {project_name}=={version} (no dependencies) into .cache/wheels/ ...", file=sys.stderr)
             path = fetch_wheel(root)
@@ -98,14 +107,25 @@ def check_wheel(args: argparse.Namespace) -> int:
         return 2
     problems: list[Problem] = []
     if (index.project, index.version) != (project_name.lower(), version):
-        problems.append(Problem("torch-tpu.pin", 1, f"the wheel is {index.project} {index.version} "
-                                f"(expected {project_name}=={version}, the pin)"))
+        problems.append(
+            Problem(
+                "torch-tpu.pin",
+                1,
+                f"the wheel is {index.project} {index.version} (expected {project_name}=={version}, the pin)",
+            )
+        )
     if args.write_inventory:
         (root / INVENTORY).write_text(inventory_text(index), "utf-8")
         print(f"wrote {INVENTORY}")
     elif read_inventory(root) != inventory(index):
-        problems.append(Problem(str(INVENTORY), 1, f"does not match {path.name} (expected the inventory of the pinned "
-                                "wheel; run 'python -m kb check-wheel --write-inventory' and review the diff)"))
+        problems.append(
+            Problem(
+                str(INVENTORY),
+                1,
+                f"does not match {path.name} (expected the inventory of the pinned "
+                "wheel; run 'python -m kb check-wheel --write-inventory' and review the diff)",
+            )
+        )
     project = validate_project(root, package=False)
     if project.kb is None:
         problems += project.problems

@@ -28,11 +28,15 @@ def read_inventory(data_dir: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:
-        raise InventoryError(f"no {INVENTORY_FILE} in docs/data (run 'python -m kb check-wheel --write-inventory')") from None
+        raise InventoryError(
+            f"no {INVENTORY_FILE} in docs/data (run 'python -m kb check-wheel --write-inventory')"
+        ) from None
     except (OSError, ValueError, UnicodeDecodeError) as exc:
         raise InventoryError(f"docs/data/{INVENTORY_FILE} is not readable JSON ({exc.__class__.__name__})") from None
     if not isinstance(data, dict) or not all(isinstance(data.get(k), list) for k in ("api", "env")):
-        raise InventoryError(f"docs/data/{INVENTORY_FILE} has no 'api' and 'env' lists (expected check-wheel's inventory)")
+        raise InventoryError(
+            f"docs/data/{INVENTORY_FILE} has no 'api' and 'env' lists (expected check-wheel's inventory)"
+        )
     for key, pattern in (("api", API_TOKEN), ("env", ENV_TOKEN)):
         for name in data[key]:
             if not isinstance(name, str) or not pattern.fullmatch(name):

@@ -113,8 +113,12 @@ def check_record(rec: Record, index: WheelIndex, pin: str, allowed: Allowed) -> 
                 )
             elif not outdated and not in_wheel:
                 problems.append(
-                    _at(rec, ("name",), f"'{model.name}' is not {found} (expected a variable the wheel reads, "
-                        "or 'spelling: outdated' with 'current:')")
+                    _at(
+                        rec,
+                        ("name",),
+                        f"'{model.name}' is not {found} (expected a variable the wheel reads, "
+                        "or 'spelling: outdated' with 'current:')",
+                    )
                 )
         if not outdated:
             problems += _prose(rec, index, allowed, found)
@@ -129,8 +133,12 @@ def _prose(rec: Record, index: WheelIndex, allowed: Allowed, found: str) -> list
         for token in _tokens(text):
             if token not in allowed and not _known(token, index):
                 problems.append(
-                    _at(rec, (key,), f"names '{token}', which is not {found} (expected a name the wheel has, or the "
-                        "record marked 'spelling: outdated', or the name listed under 'elsewhere')")
+                    _at(
+                        rec,
+                        (key,),
+                        f"names '{token}', which is not {found} (expected a name the wheel has, or the "
+                        "record marked 'spelling: outdated', or the name listed under 'elsewhere')",
+                    )
                 )
     return problems
 
@@ -143,8 +151,12 @@ def _locators(rec: Record, index: WheelIndex) -> list[Problem]:
         for token in PATHLIKE.findall(ref.locator):
             if not _wheel_file(token, index):
                 problems.append(
-                    _at(rec, ("sources", i, "locator"), f"locator names '{token}', which is not a file in the wheel "
-                        "(expected a path such as torch_tpu/_internal/..., or a .so file name)")
+                    _at(
+                        rec,
+                        ("sources", i, "locator"),
+                        f"locator names '{token}', which is not a file in the wheel "
+                        "(expected a path such as torch_tpu/_internal/..., or a .so file name)",
+                    )
                 )
     return problems
 
@@ -201,8 +213,14 @@ def check_text_lines(shown: str, text: str, first_line: int, index: WheelIndex, 
     for n, line in enumerate(text.splitlines(), first_line):
         for token in _tokens(line):
             if token not in allowed and not _known(token, index):
-                problems.append(Problem(shown, n, f"names '{token}', which is not in the pinned wheel "
-                                        "(expected a name the wheel has, or one a KB record marks outdated)"))
+                problems.append(
+                    Problem(
+                        shown,
+                        n,
+                        f"names '{token}', which is not in the pinned wheel "
+                        "(expected a name the wheel has, or one a KB record marks outdated)",
+                    )
+                )
         problems += [Problem(shown, n, msg) for msg in constraint_problems(line, index)]
     return problems
 
@@ -217,7 +235,9 @@ def check_python_sample(shown: str, source: str, index: WheelIndex, allowed: All
     problems: list[Problem] = []
 
     def bad(node: ast.AST, name: str, what: str) -> None:
-        problems.append(Problem(shown, getattr(node, "lineno", 1), f"uses {what} '{name}', which is not in the pinned wheel"))
+        problems.append(
+            Problem(shown, getattr(node, "lineno", 1), f"uses {what} '{name}', which is not in the pinned wheel")
+        )
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -340,7 +360,9 @@ def _fields(model: Any) -> Iterator[tuple[str, str]]:
 
     Left out: sources (locators are checked apart), the name lists (checked one by one) and an
     env var's own name (checked against what the package reads)."""
-    skip = {"sources", "elsewhere", "current", "api", "env", "backend"} | ({"name"} if isinstance(model, EnvVar) else set())
+    skip = {"sources", "elsewhere", "current", "api", "env", "backend"} | (
+        {"name"} if isinstance(model, EnvVar) else set()
+    )
     for key, value in model.model_dump(exclude=skip).items():
         for text in _strings(value):
             yield key, text

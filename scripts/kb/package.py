@@ -39,7 +39,9 @@ def read_pin(root: Path) -> tuple[str, str]:
     try:
         lines = [ln.strip() for ln in path.read_text("utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
     except (OSError, UnicodeDecodeError) as exc:
-        raise PackageError(Problem(PIN_FILE, 1, f"can't read the pin ({exc.__class__.__name__}; expected 'torch-tpu==X.Y.Z')")) from None
+        raise PackageError(
+            Problem(PIN_FILE, 1, f"can't read the pin ({exc.__class__.__name__}; expected 'torch-tpu==X.Y.Z')")
+        ) from None
     m = re.fullmatch(r"([A-Za-z0-9_.-]+)==([0-9][0-9A-Za-z.+-]*)", lines[0]) if len(lines) == 1 else None
     if m is None:
         raise PackageError(Problem(PIN_FILE, 1, "expected exactly one line 'torch-tpu==X.Y.Z'"))
@@ -76,7 +78,9 @@ def fetch_wheel(root: Path, timeout: float = 300) -> Path:
     wheel = cached_wheel(root)
     if done.returncode != 0 or wheel is None:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise PackageError(Problem(PIN_FILE, 1, f"pip download {pin} failed: {tail} (expected the package index to be reachable)"))
+        raise PackageError(
+            Problem(PIN_FILE, 1, f"pip download {pin} failed: {tail} (expected the package index to be reachable)")
+        )
     return wheel
 
 
@@ -165,11 +169,10 @@ def diff(old: WheelIndex, new: WheelIndex) -> list[str]:
             lines.append(f"+ {key} {name}")
         for name in sorted(set(a[key]) - set(b[key])):
             lines.append(f"- {key} {name}")
-    for key in ("modules",):
-        for name in sorted(set(new.modules) - set(old.modules)):
-            lines.append(f"+ module {name}")
-        for name in sorted(set(old.modules) - set(new.modules)):
-            lines.append(f"- module {name}")
+    for name in sorted(set(new.modules) - set(old.modules)):
+        lines.append(f"+ module {name}")
+    for name in sorted(set(old.modules) - set(new.modules)):
+        lines.append(f"- module {name}")
     reqs = {"python": (old.requires_python, new.requires_python)}
     for dist in sorted(set(old.requires) | set(new.requires)):
         reqs[dist] = (old.requires.get(dist, ""), new.requires.get(dist, ""))

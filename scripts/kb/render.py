@@ -417,7 +417,8 @@ def sc_claim(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "claims", _one(pos, "claim id"))
     c = rec.model
-    return f'{text(c.statement)}{outdated(rec)} <small class="kb-meta">({badge(ctx, c.status)}; {source_links(ctx, rec)})</small>'  # type: ignore[attr-defined]
+    meta = f"{badge(ctx, c.status)}; {source_links(ctx, rec)}"  # type: ignore[attr-defined]
+    return f'{text(c.statement)}{outdated(rec)} <small class="kb-meta">({meta})</small>'  # type: ignore[attr-defined]
 
 
 def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -527,7 +528,8 @@ def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     names = undocumented(ctx.kb, inv, kind)
     release = f"{text(str(inv.get('package', 'torch-tpu')))} {text(str(inv.get('version', '')))}"
     if not names:
-        return f"\n\nEvery {'environment variable' if kind == 'env' else 'public name'} of {release} is documented above.\n\n"
+        what = "environment variable" if kind == "env" else "public name"
+        return f"\n\nEvery {what} of {release} is documented above.\n\n"
     rows = [[f"`{name}`", "internal" if "_INTERNAL_" in name or "._" in name else "user-facing"] for name in names]
     what = "Variable" if kind == "env" else "Name"
     return (

@@ -152,9 +152,7 @@ class WheelIndex:
                 return False
             if len(rest) == 1:
                 return True
-            return any(
-                c.module == mod and self._chain_in(c, rest[1:]) for c in self.classes.get(first, [])
-            )
+            return any(c.module == mod and self._chain_in(c, rest[1:]) for c in self.classes.get(first, []))
         return False
 
     def _chain_in(self, cls: ClassInfo, rest: list[str]) -> bool:
@@ -383,7 +381,7 @@ def _read_public_api(index: WheelIndex, tree: ast.Module) -> None:
     if not isinstance(table, ast.Dict):
         index.problems.append("torch_tpu/_internal/public_api.py:1: no _PUBLIC_MODULES table (expected a dict)")
         return
-    for key, spec in zip(table.keys, table.values):
+    for key, spec in zip(table.keys, table.values, strict=True):
         module = _fold(key, consts) if key is not None else None
         if module is None or not isinstance(spec, ast.Call):
             continue
@@ -394,7 +392,7 @@ def _read_public_api(index: WheelIndex, tree: ast.Module) -> None:
                 if main:
                     index.public[module] = main
             if kw.arg == "exports" and isinstance(kw.value, ast.Dict):
-                for k, v in zip(kw.value.keys, kw.value.values):
+                for k, v in zip(kw.value.keys, kw.value.values, strict=True):
                     name = _fold(k, consts) if k is not None else None
                     if name:
                         index.public[f"{module}.{name}"] = _export_target(v, consts, helpers) or ""
