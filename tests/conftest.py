@@ -22,6 +22,8 @@ MINI_TABLES = {
           accessed: 2026-11-01
           kind: primary
           language: en
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         - id: news
           title: A news report
           publisher: Press
@@ -29,6 +31,8 @@ MINI_TABLES = {
           accessed: 2026-11-01
           kind: news
           language: id
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """,
     "claims": """\
         - id: dev
@@ -38,6 +42,7 @@ MINI_TABLES = {
           sources:
             - {id: prim, locator: intro}
           verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         - id: wrong
           topic: device
           statement: The device is tpu, not xla.
@@ -49,6 +54,7 @@ MINI_TABLES = {
             - {source: news, says: the device is xla}
           corrects: The report says xla.
           verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """,
     "figures": """\
         - id: tput
@@ -63,6 +69,7 @@ MINI_TABLES = {
           sources:
             - {id: news, locator: para 3}
           verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """,
     "modes": "[]\n",
     "limits": "[]\n",
@@ -78,6 +85,7 @@ MINI_TABLES = {
           sources:
             - {id: prim, locator: table}
           verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """,
     "integrations": "[]\n",
     "glossary": """\
@@ -85,6 +93,8 @@ MINI_TABLES = {
           term: HBM
           expansion: High Bandwidth Memory
           definition: Memory next to the chip.
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """,
 }
 

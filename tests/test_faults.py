@@ -30,14 +30,14 @@ def first(root: Path, table: str, key: str) -> str:
 def claim(id_: str, source: str = "wheel", status: str = "reported", extra: str = "") -> str:
     return (
         f"- id: {id_}\n  topic: device\n  statement: Injected.\n  status: {status}\n"
-        f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  verified: 2026-11-01\n"
+        f"  sources:\n    - {{id: {source}, locator: here}}\n{extra}  verified: 2026-11-01\n  checked_against: torch-tpu==0.2.0\n"
     )
 
 
 FIGURE = (
     "- id: injected-figure\n  metric: Injected\n  value: 1\n  unit: tokens/s\n  conditions: {}\n"
     "  measured_by: vendor\n  claimed_by: V\n  topic: throughput\n  status: reported\n"
-    "  sources:\n    - {id: seed-000, locator: here}\n  verified: 2026-11-01\n"
+    "  sources:\n    - {id: seed-000, locator: here}\n  verified: 2026-11-01\n  checked_against: torch-tpu==0.2.0\n"
 )
 
 
@@ -76,7 +76,7 @@ def f_orphan_source(r):
         r,
         "docs/data/sources.yml",
         "- {id: injected-orphan, title: T, publisher: P, url: 'https://example.org/x', "
-        "accessed: 2026-11-01, kind: news, language: en}\n",
+        "accessed: 2026-11-01, kind: news, language: en, verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n",
     )
     return f"docs/data/sources.yml:{line}", "source 'injected-orphan' is cited by no record"
 

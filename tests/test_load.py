@@ -34,6 +34,7 @@ FIGURE = """\
   status: reported
   sources: [{id: s, locator: here}]
   verified: 2026-11-01
+  checked_against: torch-tpu==0.2.0
 """
 
 
@@ -58,7 +59,7 @@ def test_wrong_type(tmp_path):
 def test_unknown_key_lists_the_allowed_ones(tmp_path):
     _, problems = problems_of(tmp_path, "figures", FIGURE + "  colour: red\n")
     assert len(problems) == 1
-    assert problems[0].startswith("docs/data/figures.yml:12: figures[0]: unknown key 'colour' (expected one of: ")
+    assert problems[0].startswith("docs/data/figures.yml:13: figures[0]: unknown key 'colour' (expected one of: ")
     assert "metric, value, unit" in problems[0]
 
 
@@ -79,7 +80,7 @@ def test_impossible_date(tmp_path):
 
 
 def test_http_url_is_refused(tmp_path):
-    text = "- {id: s, title: T, publisher: P, url: 'http://x.org/a', accessed: 2026-11-01, kind: news, language: en}\n"
+    text = "- {id: s, title: T, publisher: P, url: 'http://x.org/a', accessed: 2026-11-01, kind: news, language: en,\n    verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n"
     _, problems = problems_of(tmp_path, "sources", text)
     assert problems == [
         "docs/data/sources.yml:1: sources[0].url: 'http://x.org/a' is not an absolute https URL (expected https://host/...)"
@@ -120,7 +121,9 @@ def test_missing_table_file(tmp_path):
 
 def test_split_table_files_are_read_in_order(tmp_path):
     data = write_tables(tmp_path / "docs" / "data")
-    (data / "glossary.extra.yml").write_text("- {id: mxu, term: MXU, definition: Matrix unit.}\n")
+    (data / "glossary.extra.yml").write_text(
+        "- {id: mxu, term: MXU, definition: Matrix unit., verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n"
+    )
     kb = load_kb(data, shown_root=tmp_path)
     assert [r.id for r in kb.tables["glossary"]] == ["hbm", "mxu"]
     assert kb.get("glossary", "mxu").path == "docs/data/glossary.extra.yml"

@@ -50,7 +50,7 @@ def test_the_mini_project_passes(project):
 def test_a_renamed_api_name_fails_at_its_line(project):
     problems = project(claims=claim("api: [torch.tpu.EagerMode.DEFER_AND_FUSED]\n"))
     assert problems == [
-        "docs/data/claims.yml:27: claims[2].api[0]: 'torch.tpu.EagerMode.DEFER_AND_FUSED' is not in torch-tpu==0.2.0 "
+        "docs/data/claims.yml:29: claims[2].api[0]: 'torch.tpu.EagerMode.DEFER_AND_FUSED' is not in torch-tpu==0.2.0 "
         "(expected a name the wheel defines, e.g. torch.tpu.precision)"
     ]
 
@@ -58,14 +58,14 @@ def test_a_renamed_api_name_fails_at_its_line(project):
 def test_a_renamed_env_var_fails_at_its_line(project):
     problems = project(claims=claim("env: [TORCH_TPU_DEFER_AND_FUSE_X]\n"))
     assert problems == [
-        "docs/data/claims.yml:27: claims[2].env[0]: 'TORCH_TPU_DEFER_AND_FUSE_X' is not in torch-tpu==0.2.0 "
+        "docs/data/claims.yml:29: claims[2].env[0]: 'TORCH_TPU_DEFER_AND_FUSE_X' is not in torch-tpu==0.2.0 "
         "(expected a name the wheel defines in its code or string tables)"
     ]
 
 
 def test_an_unknown_backend_fails(project):
     assert project(claims=claim("backend: [xla]\n")) == [
-        "docs/data/claims.yml:27: claims[2].backend[0]: 'xla' is not in torch-tpu==0.2.0 "
+        "docs/data/claims.yml:29: claims[2].backend[0]: 'xla' is not in torch-tpu==0.2.0 "
         "(expected a name the wheel defines, one of the backend names the wheel registers)"
     ]
 
@@ -76,7 +76,7 @@ def test_a_name_in_prose_is_checked_too(project):
     )
     assert len(problems) == 1
     assert problems[0].startswith(
-        "docs/data/claims.yml:21: claims[2].statement: names "
+        "docs/data/claims.yml:23: claims[2].statement: names "
         "'torch_tpu._internal.distributed.launchers.x', which is not in torch-tpu==0.2.0"
     )
 
@@ -91,12 +91,12 @@ def test_an_outdated_spelling_needs_a_current_name_the_wheel_has(project):
     assert ok == []
     missing = project(claims=claim("spelling: outdated\n", statement="Old notebooks set `TPU_LAUNCH_BLOCKING=1`."))
     assert missing == [
-        "docs/data/claims.yml:27: claims[2].spelling: spelling: outdated without 'current' "
+        "docs/data/claims.yml:29: claims[2].spelling: spelling: outdated without 'current' "
         "(expected the name the package uses)"
     ]
     wrong = project(claims=claim("spelling: outdated\ncurrent: TORCH_TPU_BLOCKING\n", statement="Old: `TPU_X`."))
     assert wrong == [
-        "docs/data/claims.yml:28: claims[2].current: current name 'TORCH_TPU_BLOCKING' is not in "
+        "docs/data/claims.yml:30: claims[2].current: current name 'TORCH_TPU_BLOCKING' is not in "
         "torch-tpu==0.2.0 either"
     ]
 
@@ -108,9 +108,10 @@ def test_names_another_project_owns_are_declared_under_elsewhere(project):
 
 
 def test_checked_against_must_be_the_pin(project):
-    problems = project(claims=claim("").replace(f"checked_against: {PIN}", "checked_against: torch-tpu==0.1.0"))
+    head, _, tail = claim("").rpartition(f"checked_against: {PIN}")
+    problems = project(claims=head + "checked_against: torch-tpu==0.1.0" + tail)
     assert problems == [
-        "docs/data/claims.yml:26: claims[2].checked_against: 'torch-tpu==0.1.0' is not the pinned "
+        "docs/data/claims.yml:28: claims[2].checked_against: 'torch-tpu==0.1.0' is not the pinned "
         "release (expected torch-tpu==0.2.0)"
     ]
 
@@ -126,10 +127,12 @@ def test_a_wheel_locator_must_name_a_file_in_the_wheel(project):
           accessed: 2026-11-01
           kind: primary
           language: en
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """)
     problems = project(claims=table, sources=sources)
     assert problems == [
-        "docs/data/claims.yml:24: claims[2].sources[0].locator: locator names "
+        "docs/data/claims.yml:26: claims[2].sources[0].locator: locator names "
         "'torch_tpu/device/_device_module.py', which is not a file in the wheel (expected a path "
         "such as torch_tpu/_internal/..., or a .so file name)"
     ]

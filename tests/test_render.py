@@ -145,6 +145,7 @@ def test_entries_give_each_environment_variable_a_heading(tmp_path):
           status: confirmed
           sources: [{id: prim, locator: strings}]
           verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """
     kb = load_kb(write_tables(tmp_path / "docs" / "data", env_vars=env), shown_root=tmp_path)
     out, problems = render(kb, "<!-- kb:entries env_vars group=execution-modes -->")
@@ -170,6 +171,7 @@ def test_an_outdated_spelling_is_shown_as_outdated_never_as_an_instruction(tmp_p
           status: confirmed
           sources: [{id: prim, locator: strings}]
           verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
         """
     kb = load_kb(write_tables(tmp_path / "docs" / "data", env_vars=env), shown_root=tmp_path)
     out, problems = render(kb, "<!-- kb:entries env_vars -->")

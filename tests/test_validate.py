@@ -24,29 +24,34 @@ def add_claim(status="reported", sources="[{id: prim, locator: x}]", conflicts="
     extra = f"- id: {id_}\n  topic: device\n  statement: X.\n  status: {status}\n  sources: {sources}\n"
     if conflicts:
         extra += f"  conflicts: {conflicts}\n"
-    return textwrap.dedent(MINI_TABLES["claims"]) + extra + f"  verified: {verified}\n"
+    return (
+        textwrap.dedent(MINI_TABLES["claims"])
+        + extra
+        + f"  verified: {verified}\n  checked_against: torch-tpu==0.2.0\n"
+    )
 
 
 def test_duplicate_id(tmp_path):
     claims = add_claim(id_="dev", status="confirmed")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:19: claims[2].id: duplicate id 'dev' (first used on line 1; expected unique ids)"
+        "docs/data/claims.yml:21: claims[2].id: duplicate id 'dev' (first used on line 1; expected unique ids)"
     ]
 
 
 def test_unknown_source(tmp_path):
     claims = add_claim(sources="[{id: nope, locator: x}]")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:23: claims[2].sources[0].id: unknown source 'nope' (expected an id from docs/data/sources.yml)"
+        "docs/data/claims.yml:25: claims[2].sources[0].id: unknown source 'nope' (expected an id from docs/data/sources.yml)"
     ]
 
 
 def test_orphan_source(tmp_path):
     sources = textwrap.dedent(MINI_TABLES["sources"]) + (
-        "- {id: lonely, title: T, publisher: P, url: 'https://x.org/', accessed: 2026-11-01, kind: news, language: en}\n"
+        "- {id: lonely, title: T, publisher: P, url: 'https://x.org/', accessed: 2026-11-01, kind: news, language: en,"
+        " verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n"
     )
     assert problems(tmp_path, sources=sources) == [
-        "docs/data/sources.yml:16: sources[2]: source 'lonely' is cited by no record "
+        "docs/data/sources.yml:20: sources[2]: source 'lonely' is cited by no record "
         "(expected every source to back at least one fact; cite it or remove it)"
     ]
 
@@ -54,7 +59,7 @@ def test_orphan_source(tmp_path):
 def test_confirmed_needs_a_primary_source(tmp_path):
     claims = add_claim(status="confirmed", sources="[{id: news, locator: x}]")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:22: claims[2].status: 'confirmed' but no cited source is primary or vendor-docs "
+        "docs/data/claims.yml:24: claims[2].status: 'confirmed' but no cited source is primary or vendor-docs "
         "(expected a primary or vendor-docs source, or status 'reported')"
     ]
 
@@ -62,7 +67,7 @@ def test_confirmed_needs_a_primary_source(tmp_path):
 def test_disputed_needs_two_sources_saying_what(tmp_path):
     claims = add_claim(status="disputed", conflicts="[{source: prim, says: one thing}]")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:22: claims[2].status: 'disputed' but conflicts name 1 source(s) "
+        "docs/data/claims.yml:24: claims[2].status: 'disputed' but conflicts name 1 source(s) "
         "(expected at least two sources, each with what it says)"
     ]
 
@@ -79,7 +84,7 @@ def test_disputed_with_two_sources_is_fine(tmp_path):
 def test_corrected_needs_the_wrong_source(tmp_path):
     claims = add_claim(status="corrected")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:22: claims[2].status: 'corrected' but conflicts is empty "
+        "docs/data/claims.yml:24: claims[2].status: 'corrected' but conflicts is empty "
         "(expected the source that published the wrong claim and what it says)"
     ]
 
@@ -87,19 +92,19 @@ def test_corrected_needs_the_wrong_source(tmp_path):
 def test_unknown_source_in_conflicts(tmp_path):
     claims = add_claim(status="disputed", conflicts="[{source: prim, says: a}, {source: ghost, says: b}]")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:24: claims[2].conflicts[1].source: unknown source 'ghost' (expected an id from docs/data/sources.yml)"
+        "docs/data/claims.yml:26: claims[2].conflicts[1].source: unknown source 'ghost' (expected an id from docs/data/sources.yml)"
     ]
 
 
 def test_verified_in_the_future(tmp_path):
     claims = add_claim(sources="[{id: news, locator: x}]", verified="2027-01-01")
     assert problems(tmp_path, claims=claims) == [
-        "docs/data/claims.yml:24: claims[2].verified: 2027-01-01 is in the future (expected a date up to 2026-11-29)"
+        "docs/data/claims.yml:26: claims[2].verified: 2027-01-01 is in the future (expected a date up to 2026-11-29)"
     ]
 
 
 def test_source_needs_url_or_file(tmp_path):
     sources = textwrap.dedent(MINI_TABLES["sources"]).replace("  file: seeds/x.txt\n", "")
     assert problems(tmp_path, sources=sources) == [
-        "docs/data/sources.yml:9: sources[1]: source 'news' has neither url nor file (expected one of them, so a reader can find it)"
+        "docs/data/sources.yml:11: sources[1]: source 'news' has neither url nor file (expected one of them, so a reader can find it)"
     ]

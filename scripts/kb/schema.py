@@ -102,8 +102,8 @@ ForeignName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_.]*$")]
 class Checked(Model):
     """When a record was last verified, and against which release of the package."""
 
-    verified: Optional[IsoDate] = None
-    checked_against: Optional[Text] = None
+    verified: IsoDate
+    checked_against: Text
 
 
 class Names(Checked):

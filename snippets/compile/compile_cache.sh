@@ -9,5 +9,5 @@ export TORCH_TPU_TIER2_COMPILATION_CACHE=my_job
 # Tier 3: a cache shared by every host and by later runs. Off unless you set it.
 export TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT=gs://my-bucket/torch-tpu-cache
 
-# TorchTPU reads both once, when the backend starts: export them before Python starts.
+# TorchTPU reads each one once, on first use, and keeps it: export them before Python starts.
 torchrun --nproc_per_node="${WORLD_SIZE:-4}" train.py

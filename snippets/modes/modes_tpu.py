@@ -1,12 +1,12 @@
 """Choose TorchTPU's eager execution mode: for the whole run, globally, or for one block.
 
-For the whole run, from the shell. TorchTPU reads its environment variables once, when
-the backend starts, so set them before Python imports torch:
+For the whole run, from the shell. TorchTPU reads each environment variable once, on
+first use, and keeps that value, so set them before Python imports torch:
 
-    TORCH_TPU_DEFER_AND_FUSE=1 python train.py    # Fused Eager as the default mode
+    TORCH_TPU_DEFER_AND_FUSE=1 python train.py    # Fused Eager for the whole run
 
-Without it the default is Strict Eager (EagerMode.DEFER_NEVER). These mode APIs are
-marked experimental in TorchTPU 0.2.0.
+Which mode applies without it is disputed (the sources disagree), so set the mode
+explicitly. These mode APIs are marked experimental in TorchTPU 0.2.0.
 """
 
 import torch

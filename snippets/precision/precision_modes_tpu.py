@@ -1,8 +1,8 @@
 """How precise is an fp32 matmul on TPU? Compare the three precision modes.
 
-By default the TPU rounds fp32 matmul inputs to bfloat16 and accumulates in fp32
-(Precision.DEFAULT, one pass). HIGH (3 bf16 passes) and HIGHEST (6 passes, full fp32)
-cost more matrix-unit work. torch.tpu.precision is experimental in TorchTPU 0.2.0 and
+By default the TPU runs fp32 matmuls in bfloat16 (Precision.DEFAULT). HIGH and HIGHEST
+split each operand into several bf16 pieces (3 and 6 passes, per the pre-release guide)
+and cost more matrix-unit work. torch.tpu.precision is experimental in TorchTPU 0.2.0 and
 is not traceable: inside torch.compile it splits the graph.
 """
 
@@ -20,9 +20,9 @@ for mode in (torch.tpu.Precision.DEFAULT, torch.tpu.Precision.HIGH, torch.tpu.Pr
     error = (c.cpu().double() - reference).abs().max().item()
     print(f"{mode}: max abs error {error:.2e}")
 
-# 2. For the whole program: PyTorch's own knob, which TorchTPU also honours (see the
-#    precision page for which mode each setting selects). A torch.tpu.precision block
-#    overrides it locally.
+# 2. For the whole program: PyTorch's own knob, which TorchTPU 0.2.0 maps onto its modes:
+#    "medium" -> Precision.DEFAULT, "high" -> Precision.HIGH, "highest" -> Precision.HIGHEST.
+#    A torch.tpu.precision block overrides it locally.
 torch.set_float32_matmul_precision("high")
 c = a @ b
 print("global 'high':", (c.cpu().double() - reference).abs().max().item())
