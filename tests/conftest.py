@@ -126,7 +126,7 @@ def copy_project(dest: Path) -> Path:
     for name in ("docs", "scripts", "snippets"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("mkdocs.yml", "mkdocs.offline.yml"):
+    for name in ("mkdocs.yml", "mkdocs.offline.yml", "torch-tpu.pin"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
     return dest

@@ -4,12 +4,13 @@ The download goes to the package index only (``pip download --no-deps``) and is 
 ``.cache/wheels/``; later builds read it offline.
 """
 
+import shutil
 import sys
 
 import pytest
 
-from buildtools import run
-from conftest import ROOT
+from buildtools import build, run
+from conftest import ROOT, copy_project
 from kb.load import Record
 from kb.namecheck import allowed_names, check_record
 from kb.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
@@ -78,3 +79,23 @@ def test_renaming_any_one_name_fails_with_that_records_file_and_line(wheel):
                 assert any(f"{p.path}:{p.line}" == where for p in problems), (where, field, i)
                 tried += 1
     assert tried >= 100  # the KB states many package names; all of them are held to the wheel
+
+
+def test_the_build_runs_the_check_when_the_wheel_is_cached(wheel, tmp_path):
+    root = copy_project(tmp_path / "p")
+    env = root / "docs" / "data" / "env_vars.yml"
+    text = env.read_text()
+    assert "name: TORCH_TPU_DEFER_AND_FUSE\n" in text
+    env.write_text(text.replace("name: TORCH_TPU_DEFER_AND_FUSE\n", "name: TORCH_TPU_DEFER_AND_FUZE\n", 1))
+    line = text[: text.index("name: TORCH_TPU_DEFER_AND_FUSE\n")].count("\n") + 1
+
+    skipped = build(root, tmp_path / "site1")  # no wheel in this copy's cache: skipped, and said so
+    assert skipped.returncode == 0, skipped.stderr
+    assert "package check skipped: no cached torch-tpu==0.2.0 wheel in .cache/wheels/" in skipped.stderr
+
+    (root / ".cache" / "wheels").mkdir(parents=True)
+    shutil.copy2(wheel, root / ".cache" / "wheels" / wheel.name)
+    checked = build(root, tmp_path / "site2")
+    assert checked.returncode != 0
+    assert f"docs/data/env_vars.yml:{line}: " in checked.stderr
+    assert "'TORCH_TPU_DEFER_AND_FUZE' is not in torch-tpu==0.2.0" in checked.stderr

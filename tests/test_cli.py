@@ -31,3 +31,10 @@ def test_check_site_on_a_missing_folder(tmp_path):
     assert (
         result.stderr.strip() == f"{tmp_path / 'nope'}:1: no such folder (expected a built site; run the build first)"
     )
+
+
+def test_validate_says_when_the_package_check_was_skipped(mini):
+    (mini / "torch-tpu.pin").write_text("torch-tpu==0.2.0\n")
+    result = run([sys.executable, "-m", "kb", "--root", str(mini), "validate"], mini.parent)
+    assert result.returncode == 0, result.stderr
+    assert "package check skipped: no cached torch-tpu==0.2.0 wheel in .cache/wheels/" in result.stderr
