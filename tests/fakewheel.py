@@ -104,6 +104,7 @@ def build_wheel(
             b"expected a TPU device\x00"
         ),
         "torch_tpu/_internal/precision/precision_impl_2_13_0.so": b"\x00Precision\x00DEFAULT\x00HIGHEST\x00",
+        "torch_tpu/_internal/env_2_13_0.so": b"\x00TORCH_TPU_IS_OPTIMIZED_BUILD\x00get_int_env_once\x00",
         "torch_tpu/_internal/precision/__init__.py": "from torch_tpu._internal.precision import precision_impl\n"
         "Precision = precision_impl.Precision\n",
         **(extra or {}),

@@ -54,6 +54,7 @@ def test_env_vars_backends_and_metadata(index):
     } <= index.env | index.env_read
     assert "JOB_COMPLETION_INDEX" in index.env_read
     assert index.has_env("TORCH_TPU_BASE_PORT") and not index.has_env("TORCH_TPU_INTERNAL_ENABLE_DEBUG_CHECKS")
+    assert not index.has_env("TORCH_TPU_IS_OPTIMIZED_BUILD")  # a constant the code reads as env.X
     assert index.backends == {"tpu", "tpu_dist"}
     assert index.requires_python == ">=3.11"
     assert index.requires["torch"] == ">=2.11.0,<=2.15.0"

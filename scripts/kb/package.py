@@ -22,7 +22,7 @@ from .wheel import ENV_TOKEN, ClassInfo, ModuleInfo, WheelError, WheelIndex, rea
 PIN_FILE = "torch-tpu.pin"
 CACHE = Path(".cache") / "wheels"
 INVENTORY = Path("docs") / "data" / "package.json"
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 
 
 class PackageError(Exception):
@@ -120,7 +120,7 @@ def _from_json(data: dict) -> WheelIndex:
     data["classes"] = {
         k: [ClassInfo(**{**c, "members": set(c["members"])}) for c in v] for k, v in data["classes"].items()
     }
-    for key in ("files", "env", "env_read", "backends", "strings"):
+    for key in ("files", "env", "env_read", "attrs", "backends", "strings"):
         data[key] = set(data[key])
     return WheelIndex(**data)
 
@@ -130,7 +130,7 @@ def _from_json(data: dict) -> WheelIndex:
 
 def inventory(index: WheelIndex) -> dict:
     """The package's user-facing names: public API, env vars it reads, backends, requirements."""
-    env = {n for n in index.env | index.env_read if ENV_TOKEN.fullmatch(n)}
+    env = {n for n in index.env | index.env_read if ENV_TOKEN.fullmatch(n) and index.has_env(n)}
     return {
         "package": index.project,
         "version": index.version,

@@ -530,13 +530,12 @@ def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     if not names:
         what = "environment variable" if kind == "env" else "public name"
         return f"\n\nEvery {what} of {release} is documented above.\n\n"
-    rows = [[f"`{name}`", "internal" if "_INTERNAL_" in name or "._" in name else "user-facing"] for name in names]
-    what = "Variable" if kind == "env" else "Name"
-    return (
-        f"\n\n{len(names)} in the package ({release}), not yet documented:\n\n"
-        + _md_table([what, "Kind"], rows)
-        + "\n\n"
-    )
+    if kind == "env":
+        header = ["Variable", "Kind"]
+        rows = [[f"`{name}`", "internal" if "_INTERNAL_" in name else "user-facing"] for name in names]
+    else:
+        header, rows = ["Public name"], [[f"`{name}`"] for name in names]
+    return f"\n\n{len(names)} in the package ({release}), not yet documented:\n\n" + _md_table(header, rows) + "\n\n"
 
 
 def _no_kw(kw: dict[str, str]) -> None:

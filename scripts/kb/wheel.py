@@ -60,6 +60,7 @@ class WheelIndex:
     public: dict[str, str]  # public dotted name -> "module" or "module:Qual.name" target
     env: set[str]  # env var names the package's code or string tables contain
     env_read: set[str]  # names the Python code reads through an env helper
+    attrs: set[str]  # upper-case names the Python code uses as attributes (constants, not env vars)
     backends: set[str]
     requires_python: str
     requires: dict[str, str]  # distribution name -> specifier text
@@ -69,7 +70,7 @@ class WheelIndex:
     # ---- name resolution ----
 
     def has_env(self, name: str) -> bool:
-        return name in self.env or name in self.env_read
+        return name in self.env_read or (name in self.env and name not in self.attrs)
 
     def resolve(self, dotted: str) -> bool:
         """True when ``dotted`` (``torch.tpu.X.Y`` or ``torch_tpu.mod.X.Y``) names something in the wheel."""
@@ -204,6 +205,7 @@ def read_wheel(path: Path) -> WheelIndex:
             public={},
             env=set(),
             env_read=set(),
+            attrs=set(),
             backends=set(),
             requires_python=(meta.get("Requires-Python") or "").replace(" ", ""),
             requires=requires,
@@ -267,6 +269,8 @@ def _read_python(index: WheelIndex, name: str, data: bytes) -> None:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             if ENV_TOKEN.fullmatch(node.value):
                 index.env.add(node.value)
+        elif isinstance(node, ast.Attribute) and ENV_TOKEN.fullmatch(node.attr):
+            index.attrs.add(node.attr)
     if name == "torch_tpu/_internal/public_api.py":
         _read_public_api(index, tree)
 
