@@ -78,9 +78,12 @@ def set_tpu_launch_env(*, nnodes=None, nproc_per_node=None):
 
 LOADER = """\
 import torch
+from torch_tpu._internal import env
 
 
 def load():
+  if not env.TORCH_TPU_IS_OPTIMIZED_BUILD:
+    pass
   torch.utils.rename_privateuse1_backend("tpu")
   torch.distributed.Backend.register_backend("tpu_dist", None, devices=["tpu"])
 """
