@@ -105,7 +105,7 @@ def test_check_wheel_against_an_older_release(mini, tmp_path_factory):
     new = build_wheel(tmp_path_factory.mktemp("new"))
     result = _cli(mini, "--wheel", str(new), "--against", str(old))
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines()[0] == "torch-tpu 0.1.0 -> torch-tpu 0.2.0: 3 change(s)"
+    assert result.stdout.splitlines()[0] == "torch-tpu 0.1.0 -> torch-tpu 0.2.0: 4 change(s)"
     assert "+ backends tpu_dist" in result.stdout
 
 
