@@ -12,6 +12,7 @@ from urllib.parse import unquote
 
 from .errors import Problem
 from .load import KB
+from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
 from .yamlload import ConfigLoader, YAMLProblem, parse
 
@@ -22,7 +23,6 @@ _URL = re.compile(r"""https?://[^\s<>"'`)\]]+""")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 _RAW_ID = re.compile(r"""\sid\s*=\s*["']([^"']+)["']""")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _SNIPPET = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])([^"']+)\1""")
 
 
@@ -103,16 +103,7 @@ def heading_text(raw: str) -> str:
 def page_anchors(markdown: str) -> set[str]:
     """Anchor ids a page will have: heading slugs (with toc's _1 suffixes), {#id} and raw id=."""
     anchors: set[str] = set()
-    fence = None
-    for line in markdown.split("\n"):
-        m = _FENCE.match(line)
-        if fence:
-            if m and m.group(1)[0] == fence[0]:
-                fence = None
-            continue
-        if m:
-            fence = m.group(1)
-            continue
+    for _, line in prose_lines(markdown):
         h = _HEADING.match(line)
         if h:
             explicit = _ATTR_ID.search(h.group(2))
@@ -158,22 +149,13 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
     problems: list[Problem] = []
     snippets = docs.parent / "snippets"
     for page in pages:
-        fence = None
-        for n, line in enumerate(page.body.split("\n")):
+        lines = page.body.split("\n")
+        for n, (line, is_code) in enumerate(zip(lines, code_mask(lines), strict=True)):
             lineno = page.body_line + n
-            m = _FENCE.match(line)
             if "8<" in line:
                 problems += _snippet(line, lineno, page, snippets)
-            if fence:
-                if m and m.group(1)[0] == fence[0]:
-                    fence = None
-                problems += _external(line, lineno, page, urls)
-                continue
-            if m:
-                fence = m.group(1)
-                continue
             problems += _external(line, lineno, page, urls)
-            if "](" not in line and "<" not in line:
+            if is_code or ("](" not in line and "<" not in line):
                 continue
             code_free = re.sub(r"(`+).+?\1", "", line)
             for _img, target in _MD_LINK.findall(code_free):

@@ -18,10 +18,10 @@ from . import charts
 from .coverage import InventoryError, read_inventory, undocumented
 from .errors import Problem
 from .load import KB, Record
+from .mdscan import prose_lines
 from .schema import STATUSES, TABLES, Conditions
 
 SHORTCODE = re.compile(r"<!--\s*kb:([A-Za-z_-]*)(.*?)-->")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
@@ -560,31 +560,13 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
 
 
 def render_markdown(markdown: str, ctx: Ctx, shown: str, first_line: int = 1) -> tuple[str, list[Problem]]:
-    """Replace every shortcode outside code; return the new Markdown and the problems found."""
+    """Replace every shortcode in prose (not in code or comments); return the Markdown and the problems."""
     problems: list[Problem] = []
-    out: list[str] = []
-    fence: str | None = None
-    for n, line in enumerate(markdown.split("\n")):
-        m = _FENCE.match(line)
-        if fence is not None:
-            if (
-                m
-                and m.group(1)[0] == fence[0]
-                and len(m.group(1)) >= len(fence)
-                and not line.strip()[len(m.group(1)) :].strip()
-            ):
-                fence = None
-            out.append(line)
-            continue
-        if m:
-            fence = m.group(1)
-            out.append(line)
-            continue
-        if "kb:" not in line:
-            out.append(line)
-            continue
-        out.append(_render_line(line, ctx, shown, first_line + n, problems))
-    return "\n".join(out), problems
+    lines = markdown.split("\n")
+    for n, line in prose_lines(markdown):
+        if "kb:" in line:
+            lines[n] = _render_line(line, ctx, shown, first_line + n, problems)
+    return "\n".join(lines), problems
 
 
 def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Problem]) -> str:
