@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import html
 from typing import TYPE_CHECKING
+
+from .escape import attr, number, svg_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .load import Record
@@ -14,18 +15,14 @@ _W, _BAR_H, _GAP, _LABEL_W = 640, 26, 10, 230
 _CHAR_W = 7.5  # a generous average glyph width at 13px, so value labels are never clipped
 
 
-def _fmt(value: float) -> str:
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.1f}"
-
-
 def bar_chart(title: str, bars: list[tuple[str, float, str]]) -> str:
     """Horizontal bars: (label, value, value text). Returns one block of HTML with no blank lines."""
     top = max((v for _, v, _ in bars), default=0) or 1
     value_w = 12 + _CHAR_W * max((len(shown) for _, _, shown in bars), default=0)
     plot_w = _W - _LABEL_W - value_w
     height = 36 + len(bars) * (_BAR_H + _GAP)
-    esc = html.escape
-    slug = "".join(c if c.isalnum() else "-" for c in title.lower()).strip("-")
+    esc = svg_text
+    slug = attr("".join(c if c.isalnum() else "-" for c in title.lower()).strip("-"))
     parts = [
         f'<div class="kb-chart"><svg xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-labelledby="chart-{slug}" viewBox="0 0 {_W} {height}" width="100%" style="max-width:{_W}px">',
@@ -56,15 +53,18 @@ def figures_chart(records: list["Record"], title: str) -> str:
     for rec in records:
         f = rec.model
         c = f.conditions  # type: ignore[attr-defined]
-        label = f"seq {c.seq_len:,}" if c.seq_len is not None else (c.model or f.metric)  # type: ignore[attr-defined]
+        label = f"seq {number(c.seq_len)}" if c.seq_len is not None else (c.model or f.metric)  # type: ignore[attr-defined]
         if c.workload:
             label += f", {c.workload}"
         tilde = "~" if f.approx else ""  # type: ignore[attr-defined]
-        bars.append((label, f.value, f"{tilde}{_fmt(f.value)} {f.unit} ({f.status})"))  # type: ignore[attr-defined]
+        bars.append((label, f.value, f"{tilde}{number(f.value)} {f.unit} ({f.status})"))  # type: ignore[attr-defined]
     return bar_chart(title, bars)
 
 
 def hardware_chart(records: list["Record"], field: str) -> str:
     name, unit = HARDWARE_FIELDS[field]
-    bars = [(rec.model.name, getattr(rec.model, field), f"{_fmt(getattr(rec.model, field))} {unit}") for rec in records]  # type: ignore[attr-defined]
+    bars = []
+    for rec in records:
+        value = getattr(rec.model, field)
+        bars.append((rec.model.name, value, f"{number(value)} {unit}"))  # type: ignore[attr-defined]
     return bar_chart(f"{name} by TPU generation ({unit})", bars)

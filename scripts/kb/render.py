@@ -7,7 +7,6 @@ fenced code blocks and inline code are left alone, so pages can document them.
 
 from __future__ import annotations
 
-import html
 import posixpath
 import re
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Callable
 from . import charts
 from .coverage import InventoryError, read_inventory, undocumented
 from .errors import Problem
+from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_rich, md_text, number
 from .load import KB, Record
 from .mdscan import prose_lines
 from .schema import STATUSES, TABLES, Conditions
@@ -51,19 +51,8 @@ def _relpath(path: str, start: str) -> str:
 
 
 def text(value: object) -> str:
-    """Escape a data value for Markdown+HTML; `backticks` become <code>."""
-    out = []
-    for i, part in enumerate(str(value).split("`")):
-        esc = html.escape(part, quote=True)
-        esc = esc.replace("|", "&#124;").replace("*", "&#42;").replace("[", "&#91;").replace("\\", "&#92;")
-        esc = esc.replace("\n", " ")
-        out.append(f"<code>{esc}</code>" if i % 2 else esc)
-    return "".join(out)
-
-
-def number(value: float) -> str:
-    """25700 -> '25,700'; 2.5 -> '2.5'."""
-    return f"{int(value):,}" if float(value).is_integer() else f"{value:,.2f}".rstrip("0").rstrip(".")
+    """KB prose for Markdown: escaped, with `backticks` as inline code (see escape.md_rich)."""
+    return md_rich(value)
 
 
 def with_unit(value: float, unit: str, approx: bool = False) -> str:
@@ -97,14 +86,18 @@ def source_links(ctx: Ctx, rec: Record) -> str:
     sources = ctx.kb.index("sources")
     links = []
     for ref in rec.model.sources:  # type: ignore[attr-defined]
-        src = sources[ref.id].model
-        tip = f"{src.title}, {src.publisher}: {ref.locator}".replace('"', "'")  # type: ignore[attr-defined]
-        links.append(f'[{ref.id}]({ctx.link("reference/sources.md#src-" + ref.id)} "{html.escape(tip)}"){{ .kb-src }}')
+        found = sources.get(ref.id)
+        if found is None:  # validation reports it with its line; never a KeyError here
+            raise ShortcodeError(f"record '{rec.id}' cites unknown source '{ref.id}'")
+        src = found.model
+        tip = link_title(f"{src.title}, {src.publisher}: {ref.locator}")  # type: ignore[attr-defined]
+        links.append(f'[{md_text(ref.id)}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src }}')
     return " ".join(links)
 
 
 def conditions(cond: Conditions) -> str:
-    parts = []
+    """The conditions of a figure as plain text (escape it where it lands)."""
+    parts: list[str] = []
     if cond.model:
         parts.append(cond.model)
     if cond.hardware:
@@ -201,168 +194,179 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
 
 
 def _anchor(prefix: str, rec: Record) -> str:
-    return f'<span class="kb-anchor" id="{prefix}-{html.escape(rec.id)}"></span>'
+    return f'<span class="kb-anchor" id="{prefix}-{attr(rec.id)}"></span>'
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a rendered KB table: its header and how a record becomes an escaped cell."""
+
+    header: str
+    cell: Callable[[Ctx, Record], str]
+
+
+def _f(name: str) -> Callable[[Ctx, Record], str]:
+    """A cell with one field as escaped prose (empty when unset)."""
+    return lambda ctx, r: text(getattr(r.model, name) or "")
+
+
+def _lead(prefix: str, name: str, bold: bool = True, note: str | None = None) -> Callable[[Ctx, Record], str]:
+    """The first cell: an anchor, the field (bold), and an optional small note under it."""
+
+    def cell(ctx: Ctx, r: Record) -> str:
+        value = text(getattr(r.model, name))
+        extra = getattr(r.model, note, None) if note else None
+        small = f"<br><small>{text(extra)}</small>" if extra else ""
+        return f"{_anchor(prefix, r)}{'**' + value + '**' if bold else value}{small}"
+
+    return cell
+
+
+def _status(ctx: Ctx, r: Record) -> str:
+    return badge(ctx, r.model.status) + outdated(r)  # type: ignore[attr-defined]
+
+
+def _sources(ctx: Ctx, r: Record) -> str:
+    return source_links(ctx, r)
+
+
+def _source_title(ctx: Ctx, r: Record) -> str:
+    s = r.model
+    if s.url:  # type: ignore[attr-defined]
+        try:
+            name = f"[{text(s.title)}]({https_url(s.url)})"  # type: ignore[attr-defined]
+        except UnsafeValue as exc:
+            raise ShortcodeError(f"source '{r.id}': {exc}") from None
+    else:
+        name = f"{text(s.title)} (<code>{md_text(s.file)}</code>)"  # type: ignore[attr-defined]
+    note = f" <br><small>{text(s.note)}</small>" if s.note else ""  # type: ignore[attr-defined]
+    return f"{_anchor('src', r)}<code>{md_text(r.id)}</code> {name}{note}"
+
+
+def _claim(ctx: Ctx, r: Record) -> str:
+    c = r.model
+    wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""  # type: ignore[attr-defined]
+    return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"  # type: ignore[attr-defined]
+
+
+def _figure_value(ctx: Ctx, r: Record) -> str:
+    f = r.model
+    return f"**{text(with_unit(f.value, f.unit, f.approx))}**"  # type: ignore[attr-defined]
+
+
+def _claimed_by(ctx: Ctx, r: Record) -> str:
+    v = vendor_label(r)
+    return text(r.model.claimed_by) + (f" ({v})" if v else "")  # type: ignore[attr-defined]
+
+
+def _mode_name(ctx: Ctx, r: Record) -> str:
+    return _lead("mode", "name")(ctx, r) + (" (default)" if r.model.default else "")  # type: ignore[attr-defined]
+
+
+def _mode_select(ctx: Ctx, r: Record) -> str:
+    env = r.model.env_var  # type: ignore[attr-defined]
+    return text(r.model.select) + (f"<br>env: <code>{md_text(env)}</code>" if env else "")  # type: ignore[attr-defined]
+
+
+def _env_name(ctx: Ctx, r: Record) -> str:
+    return f"{_anchor('env', r)}<code>{md_text(r.model.name)}</code>"  # type: ignore[attr-defined]
+
+
+def _with_conflicts(name: str) -> Callable[[Ctx, Record], str]:
+    return lambda ctx, r: text(getattr(r.model, name)) + f"<small>{conflicts(r)}</small>"
+
+
+def _unit(name: str, unit: str) -> Callable[[Ctx, Record], str]:
+    return lambda ctx, r: text(with_unit(getattr(r.model, name), unit))
+
+
+def _package(ctx: Ctx, r: Record) -> str:
+    pkg = r.model.package  # type: ignore[attr-defined]
+    return f"<code>{md_text(pkg)}</code>" if pkg else "none named"
+
+
+STATUS, SOURCES = Column("Status", _status), Column("Sources", _sources)
+COLUMNS: dict[str, list[Column]] = {
+    "sources": [
+        Column("Source", _source_title),
+        Column("Publisher", _f("publisher")),
+        Column("Published", lambda ctx, r: text(r.model.published or "undated")),  # type: ignore[attr-defined]
+        Column("Kind", _f("kind")),
+        Column("Language", _f("language")),
+        Column("Accessed", _f("accessed")),
+    ],
+    "claims": [Column("Fact", _claim), STATUS, SOURCES],
+    "figures": [
+        Column("Figure", _lead("fig", "metric", bold=False, note="note")),
+        Column("Value", _figure_value),
+        Column("Conditions", lambda ctx, r: text(conditions(r.model.conditions))),  # type: ignore[attr-defined]
+        Column("Claimed by", _claimed_by),
+        STATUS,
+        SOURCES,
+    ],
+    "modes": [
+        Column("Mode", _mode_name),
+        Column("How to select it", _mode_select),
+        Column("Behaviour", _f("behaviour")),
+        Column("Cost", _f("cost")),
+        Column("Use when", _f("use_when")),
+        STATUS,
+        SOURCES,
+    ],
+    "limits": [
+        Column("Area", _lead("limit", "area")),
+        Column("Limit", _f("limit")),
+        Column("What it means", _f("impact")),
+        Column("Workaround today", _f("workaround")),
+        Column("Roadmap", _f("roadmap")),
+        STATUS,
+        SOURCES,
+    ],
+    "env_vars": [
+        Column("Variable", _env_name),
+        Column("Purpose", _with_conflicts("purpose")),
+        Column("Values", _f("values")),
+        Column("Default", _f("default")),
+        Column("Read when", _f("read_when")),
+        STATUS,
+        SOURCES,
+    ],
+    "api_map": [
+        Column("CUDA side", _lead("api", "gpu", bold=False)),
+        Column("TorchTPU side", _f("tpu")),
+        Column("Change", _f("change")),
+        Column("Note", _f("note")),
+        STATUS,
+        SOURCES,
+    ],
+    "hardware": [
+        Column("Generation", _lead("hw", "name", note="note")),
+        Column("HBM per chip", _unit("hbm_gib", "GiB")),
+        Column("bf16 peak per chip", _unit("bf16_tflops", "TFLOP/s")),
+        Column("Devices per chip", _f("devices_per_chip")),
+        STATUS,
+        SOURCES,
+    ],
+    "integrations": [
+        Column("Project", _lead("int", "name")),
+        Column("Role", _f("role")),
+        Column("Package", _package),
+        Column("Note", _f("note")),
+        STATUS,
+        SOURCES,
+    ],
+    "glossary": [
+        Column("Term", _lead("term", "term")),
+        Column("Stands for", _f("expansion")),
+        Column("Meaning", _f("definition")),
+    ],
+}
 
 
 def table_rows(ctx: Ctx, table: str, records: list[Record]) -> tuple[list[str], list[list[str]]]:
-    """Header and cells for one KB table."""
-    src = lambda r: source_links(ctx, r)  # noqa: E731
-    st = lambda r: badge(ctx, r.model.status) + outdated(r)  # noqa: E731
-    m = lambda r: r.model  # noqa: E731
-    if table == "sources":
-
-        def title(r: Record) -> str:
-            s = m(r)
-            name = f"[{text(s.title)}]({s.url})" if s.url else f"{text(s.title)} (<code>{text(s.file)}</code>)"
-            note = f" <br><small>{text(s.note)}</small>" if s.note else ""
-            return f"{_anchor('src', r)}<code>{text(r.id)}</code> {name}{note}"
-
-        return (
-            ["Source", "Publisher", "Published", "Kind", "Language", "Accessed"],
-            [
-                [
-                    title(r),
-                    text(m(r).publisher),
-                    text(m(r).published or "undated"),
-                    text(m(r).kind),
-                    text(m(r).language),
-                    text(m(r).accessed),
-                ]
-                for r in records
-            ],
-        )
-    if table == "claims":
-
-        def claim(r: Record) -> str:
-            c = m(r)
-            wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""
-            return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"
-
-        return (["Fact", "Status", "Sources"], [[claim(r), st(r), src(r)] for r in records])
-    if table == "figures":
-
-        def label(r: Record) -> str:
-            v = vendor_label(r)
-            return f"{text(m(r).claimed_by)}" + (f" ({v})" if v else "")
-
-        return (
-            ["Figure", "Value", "Conditions", "Claimed by", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('fig', r)}{text(m(r).metric)}"
-                    + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
-                    f"**{text(with_unit(m(r).value, m(r).unit, m(r).approx))}**",
-                    text(conditions(m(r).conditions)),
-                    label(r),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "modes":
-        return (
-            ["Mode", "How to select it", "Behaviour", "Cost", "Use when", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('mode', r)}**{text(m(r).name)}**" + (" (default)" if m(r).default else ""),
-                    text(m(r).select) + (f"<br>env: <code>{text(m(r).env_var)}</code>" if m(r).env_var else ""),
-                    text(m(r).behaviour),
-                    text(m(r).cost),
-                    text(m(r).use_when),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "limits":
-        return (
-            ["Area", "Limit", "What it means", "Workaround today", "Roadmap", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('limit', r)}**{text(m(r).area)}**",
-                    text(m(r).limit),
-                    text(m(r).impact),
-                    text(m(r).workaround),
-                    text(m(r).roadmap),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "env_vars":
-        return (
-            ["Variable", "Purpose", "Values", "Default", "Read when", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('env', r)}<code>{text(m(r).name)}</code>",
-                    text(m(r).purpose) + f"<small>{conflicts(r)}</small>",
-                    text(m(r).values),
-                    text(m(r).default),
-                    text(m(r).read_when),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "api_map":
-        return (
-            ["CUDA side", "TorchTPU side", "Change", "Note", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('api', r)}{text(m(r).gpu)}",
-                    text(m(r).tpu),
-                    text(m(r).change),
-                    text(m(r).note),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "hardware":
-        return (
-            ["Generation", "HBM per chip", "bf16 peak per chip", "Devices per chip", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('hw', r)}**{text(m(r).name)}**"
-                    + (f"<br><small>{text(m(r).note)}</small>" if m(r).note else ""),
-                    text(with_unit(m(r).hbm_gib, "GiB")),
-                    text(with_unit(m(r).bf16_tflops, "TFLOP/s")),
-                    text(m(r).devices_per_chip),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "integrations":
-        return (
-            ["Project", "Role", "Package", "Note", "Status", "Sources"],
-            [
-                [
-                    f"{_anchor('int', r)}**{text(m(r).name)}**",
-                    text(m(r).role),
-                    f"<code>{text(m(r).package)}</code>" if m(r).package else "none named",
-                    text(m(r).note or ""),
-                    st(r),
-                    src(r),
-                ]
-                for r in records
-            ],
-        )
-    if table == "glossary":
-        return (
-            ["Term", "Stands for", "Meaning"],
-            [
-                [f"{_anchor('term', r)}**{text(m(r).term)}**", text(m(r).expansion or ""), text(m(r).definition)]
-                for r in records
-            ],
-        )
-    raise ShortcodeError(f"table '{table}' has no renderer")  # pragma: no cover - TABLES and this stay in step
+    """Header and cells for one KB table, through its column specs."""
+    columns = COLUMNS[table]
+    return [c.header for c in columns], [[c.cell(ctx, r) for c in columns] for r in records]
 
 
 # ---- Shortcodes ----
@@ -406,7 +410,7 @@ def sc_figure(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "figures", _one(pos, "figure id"))
     f = rec.model
-    tip = html.escape(f"{f.metric}: {conditions(f.conditions)}")  # type: ignore[attr-defined]
+    tip = attr(f"{f.metric}: {conditions(f.conditions)}")  # type: ignore[attr-defined]
     label = vendor_label(rec)
     extra = "; ".join(x for x in (label, badge(ctx, f.status), source_links(ctx, rec)) if x)  # type: ignore[attr-defined]
     value = text(with_unit(f.value, f.unit, f.approx))  # type: ignore[attr-defined]
@@ -602,7 +606,7 @@ def abbreviations(kb: KB) -> str:
     for rec in kb.tables.get("glossary", []):
         t = rec.model
         tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition  # type: ignore[attr-defined]
-        lines.append(f"*[{t.term}]: {' '.join(tip.replace('`', '').split())}")  # type: ignore[attr-defined]
+        lines.append(abbr_line(t.term, tip))  # type: ignore[attr-defined]
     return "\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 

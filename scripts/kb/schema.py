@@ -8,6 +8,8 @@ from typing import Annotated, Literal, Optional
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
+from .escape import UnsafeValue, abbr_line, https_url
+
 Status = Literal["confirmed", "reported", "disputed", "corrected"]
 STATUSES: tuple[str, ...] = ("confirmed", "reported", "disputed", "corrected")
 SourceKind = Literal["primary", "vendor-docs", "news", "community"]
@@ -59,8 +61,22 @@ def _partial_date(value: str) -> str:
 
 
 def _https(value: str) -> str:
+    """An absolute https URL that parses; pages write it re-serialised (escape.https_url)."""
     if not re.fullmatch(r"https://[^\s/]+\.[^\s/]+(/\S*)?", value):
         raise ValueError(f"'{value}' is not an absolute https URL (expected https://host/...)")
+    try:
+        https_url(value)
+    except UnsafeValue as exc:
+        raise ValueError(f"'{value}' is not a usable URL: {exc}") from None
+    return value
+
+
+def _tooltip_term(value: str) -> str:
+    """A glossary term becomes an abbreviation line on every page: it must be one plain line."""
+    try:
+        abbr_line(value, "")
+    except UnsafeValue as exc:
+        raise ValueError(f"'{value}' can't be a tooltip term: {exc}") from None
     return value
 
 
@@ -236,7 +252,7 @@ class Integration(Sourced):
 
 class Term(Names):
     id: Id
-    term: Text
+    term: Annotated[str, Field(min_length=1, max_length=80), AfterValidator(_tooltip_term)]
     expansion: Optional[Text] = None
     definition: Text
     sources: list[SourceRef] = []

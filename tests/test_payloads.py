@@ -1,0 +1,264 @@
+"""Hostile text in any field of any table renders inert: parsed as HTML, it adds no element,
+attribute, link or block that a plain value would not have. Or the KB refuses it, with file:line.
+
+Each table gets one record; each of its text fields gets each payload in turn. The page holds
+every shortcode that can show the record. Markdown is converted with the site's own extensions,
+and the HTML is read with a parser, not searched as a string.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from html.parser import HTMLParser
+
+import markdown
+import pytest
+
+from conftest import MINI_TABLES, write_tables
+from kb.errors import KBError
+from kb.load import load_kb
+from kb.pages import appendix
+from kb.render import COLUMNS, Ctx, render_markdown
+from kb.schema import TABLES
+from kb.validate import validate_kb
+
+EXTENSIONS = [
+    "abbr",
+    "admonition",
+    "attr_list",
+    "def_list",
+    "md_in_html",
+    "tables",
+    "toc",
+    "pymdownx.details",
+    "pymdownx.superfences",
+    "pymdownx.tabbed",
+    "pymdownx.highlight",
+    "pymdownx.inlinehilite",
+    "pymdownx.snippets",
+    "pymdownx.tasklist",
+]
+CONFIG = {"pymdownx.snippets": {"base_path": ["."], "check_paths": False}, "pymdownx.tabbed": {"alternate_style": True}}
+
+PAYLOADS = [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "x](javascript:alert(1)) [y",
+    "[link](https://evil.example/)",
+    "SAFE{: onfocus=alert(1) autofocus }",
+    "SAFE { .x onclick='alert(1)' }",
+    "a | b | c",
+    "*em* _em_ **strong** ~~del~~",
+    "--> <!-- hidden",
+    "{{ config.site_name }} {% if x %}",
+    "# heading",
+    "1. list",
+    "- item",
+    ": definition",
+    '=== "tab"',
+    "!!! danger",
+    '--8<-- "mkdocs.yml"',
+    "*[SAFE]: <b>tip</b>",
+    "`code <b>` and `` ` ``",
+    "https://evil.example/x)<svg/onload=alert(1)>",
+    "&#60;script&#62; &lt;b&gt;",
+    "<style>body{display:none}</style>",
+    "line one\rline two",
+    "tab\there",
+    "nul\x00here",
+    "bidi \u202eevil",
+    "[ ] task",
+    "```\nfence",
+]
+
+RECORDS = {
+    "modes": """\
+        - id: m
+          kind: execution
+          name: SAFE
+          select: SAFE
+          env_var: SAFE
+          behaviour: SAFE
+          cost: SAFE
+          use_when: SAFE
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
+    "limits": """\
+        - id: l
+          area: SAFE
+          limit: SAFE
+          impact: SAFE
+          workaround: SAFE
+          roadmap: planned
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
+    "env_vars": """\
+        - id: e
+          name: TORCH_TPU_X
+          read_by: torch-tpu
+          purpose: SAFE
+          values: SAFE
+          default: SAFE
+          read_when: SAFE
+          group: g
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
+    "api_map": """\
+        - id: a
+          topic: SAFE
+          gpu: SAFE
+          tpu: SAFE
+          change: same
+          note: SAFE
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
+    "integrations": """\
+        - id: i
+          name: SAFE
+          role: SAFE
+          package: SAFE
+          note: SAFE
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
+}
+# Every shortcode that can show a record of the table.
+PAGE = "\n\n".join(
+    [
+        *(f"<!-- kb:table {t} -->" for t in TABLES),
+        "<!-- kb:claim dev -->",
+        "<!-- kb:figure tput -->",
+        "<!-- kb:limit l -->",
+        "<!-- kb:mode m -->",
+        "<!-- kb:entries env_vars -->",
+        "<!-- kb:corrections -->",
+        "<!-- kb:chart figures topic=throughput title=Chart -->",
+    ]
+)
+
+
+class Shape(HTMLParser):
+    """The structure of a page: each element with its attribute names, and every URL it links."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, tuple[str, ...]]] = []
+        self.urls: list[str] = []
+        self.live: list[str] = []  # event handlers and script URLs, wherever they are
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, tuple(sorted(a for a, _ in attrs))))
+        urls = ("href", "src", "action", "formaction", "xlink:href", "data", "poster", "srcset")
+        self.live += [
+            f"{a}={v}" for a, v in attrs if a.startswith("on") or (a in urls and ":" in (v or "") and "https:" not in v)
+        ]
+        self.urls += [v for a, v in attrs if a in ("href", "src", "action", "srcset") and v]
+
+
+def shape(html: str) -> Shape:
+    parser = Shape()
+    parser.feed(html)
+    return parser
+
+
+def tables_with(table: str, field: str, value: str) -> dict[str, str]:
+    """The mini KB plus one record per table, with ``field`` of ``table`` set to ``value``."""
+    texts = {
+        **{k: textwrap.dedent(v) for k, v in MINI_TABLES.items()},
+        **{k: textwrap.dedent(v) for k, v in RECORDS.items()},
+    }
+    lines = texts[table].split("\n")
+    for i, line in enumerate(lines):
+        key = line.strip().removeprefix("- ").split(":", 1)[0]
+        if key == field:
+            prefix = line[: len(line) - len(line.lstrip())] + ("- " if line.lstrip().startswith("- ") else "")
+            lines[i] = f"{prefix}{field}: {_yaml_str(value)}"
+            break
+    else:  # pragma: no cover - the field list below comes from these records
+        raise AssertionError(f"{table} has no field {field}")
+    texts[table] = "\n".join(lines)
+    return texts
+
+
+def _yaml_str(value: str) -> str:
+    """A double-quoted YAML scalar that parses back to exactly ``value``."""
+    out = []
+    for c in value:
+        if c in '"\\':
+            out.append("\\" + c)
+        elif ord(c) < 32 or 0x7F <= ord(c) <= 0x9F or 0x2028 <= ord(c) <= 0x202E:
+            out.append(f"\\u{ord(c):04x}")
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+FIELDS = {
+    "sources": ["title", "publisher"],
+    "claims": ["statement", "topic"],
+    "figures": ["metric", "claimed_by"],
+    "hardware": ["name"],
+    "glossary": ["term", "expansion", "definition"],
+    "modes": ["name", "select", "env_var", "behaviour", "cost", "use_when"],
+    "limits": ["area", "limit", "impact", "workaround"],
+    "env_vars": ["purpose", "values", "default", "read_when"],
+    "api_map": ["topic", "gpu", "tpu", "note"],
+    "integrations": ["name", "role", "package", "note"],
+}
+
+
+def render_page(tmp_path, texts: dict[str, str]):
+    data = tmp_path / "docs" / "data"
+    write_tables(data, **texts)
+    try:
+        kb = load_kb(data, shown_root=tmp_path)
+    except KBError as exc:
+        return None, exc.problems
+    problems = validate_kb(kb)
+    if problems:
+        return None, problems
+    md, problems = render_markdown(PAGE, Ctx(kb, "migrate/page.md"), "docs/migrate/page.md")
+    if problems:
+        return None, problems
+    html = markdown.Markdown(extensions=EXTENSIONS, extension_configs=CONFIG).convert(md + appendix(kb))
+    return html, []
+
+
+def test_every_table_has_columns_and_a_record():
+    assert set(COLUMNS) == set(TABLES)
+    assert set(FIELDS) == set(TABLES)
+
+
+@pytest.mark.parametrize("table", sorted(FIELDS))
+def test_payloads_render_inert_or_are_refused(tmp_path, table):
+    baseline = {}
+    for field in FIELDS[table]:
+        html, problems = render_page(tmp_path / f"{field}-safe", tables_with(table, field, "SAFE"))
+        assert problems == [], problems
+        baseline[field] = shape(html)
+    for field in FIELDS[table]:
+        for n, payload in enumerate(PAYLOADS):
+            html, problems = render_page(tmp_path / f"{field}-{n}", tables_with(table, field, payload))
+            where = f"{table}.{field} = {payload!r}"
+            if html is None:  # refused: every problem names a data file and a line
+                assert problems and all(p.path.startswith("docs/data/") and p.line >= 1 for p in problems), where
+                continue
+            got, want = shape(html), baseline[field]
+            extra = [t for t in got.tags if t not in want.tags and t != ("code", ())]
+            assert extra == [], (where, extra)
+            assert sorted(set(got.urls)) == sorted(set(want.urls)), where
+            assert got.live == [], where
