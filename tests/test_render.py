@@ -212,3 +212,15 @@ def test_chart_leaves_room_for_the_longest_value_label():
     svg = bar_chart("T", [("a", 100.0, "25,700 tokens/s (reported)"), ("b", 50.0, "x")])
     right = max(float(x) + float(w) for x, w in re.findall(r'<rect x="([\d.]+)" y="\d+" width="([\d.]+)"', svg))
     assert right + 6 + _CHAR_W * len("25,700 tokens/s (reported)") <= _W
+
+
+def test_a_renderer_that_fails_is_a_problem_at_the_shortcode_line(kb, monkeypatch):
+    import kb.render as render_module
+
+    def broken(ctx, pos, kw):
+        raise KeyError("ghost")
+
+    monkeypatch.setitem(render_module.RENDERERS, "claim", broken)
+    out, problems = render(kb, "text\n<!-- kb:claim dev -->")
+    assert [str(p) for p in problems] == ["docs/migrate/page.md:2: kb:claim: could not render (KeyError: 'ghost')"]
+    assert out == "text\n<!-- kb:claim dev -->"

@@ -576,9 +576,9 @@ def render_markdown(markdown: str, ctx: Ctx, shown: str, first_line: int = 1) ->
 def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Problem]) -> str:
     code_spans = [(m.start(), m.end()) for m in _INLINE_CODE.finditer(line)]
 
-    def replace(m: re.Match) -> str:
+    def replace(m: re.Match[str]) -> str:
         if any(a <= m.start() < b for a, b in code_spans):
-            return m.group(0)
+            return str(m.group(0))
         name = m.group(1)
         renderer = RENDERERS.get(name)
         if renderer is None:
@@ -589,13 +589,15 @@ def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Pr
                     f"unknown shortcode 'kb:{name}' (expected one of: {', '.join('kb:' + k for k in RENDERERS)})",
                 )
             )
-            return m.group(0)
+            return str(m.group(0))
         try:
             pos, kw = _parse_args(m.group(2))
             return renderer(ctx, pos, kw)
         except ShortcodeError as exc:
             problems.append(Problem(shown, lineno, f"kb:{name}: {exc}"))
-            return m.group(0)
+        except Exception as exc:  # noqa: BLE001 - a renderer bug or odd data is a problem at this line, not a crash
+            problems.append(Problem(shown, lineno, f"kb:{name}: could not render ({type(exc).__name__}: {exc})"))
+        return str(m.group(0))
 
     return SHORTCODE.sub(replace, line)
 
