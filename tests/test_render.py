@@ -222,5 +222,5 @@ def test_a_renderer_that_fails_is_a_problem_at_the_shortcode_line(kb, monkeypatc
 
     monkeypatch.setitem(render_module.RENDERERS, "claim", broken)
     out, problems = render(kb, "text\n<!-- kb:claim dev -->")
-    assert [str(p) for p in problems] == ["docs/migrate/page.md:2: kb:claim: could not render (KeyError: 'ghost')"]
+    assert [str(p) for p in problems] == ["docs/migrate/page.md:6: kb:claim: could not render (KeyError: 'ghost')"]
     assert out == "text\n<!-- kb:claim dev -->"
