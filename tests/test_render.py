@@ -83,7 +83,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
         "limits, env_vars, api_map, hardware, integrations, glossary)",
         "docs/migrate/page.md:8: kb:table: unknown filter 'colour' for table 'claims' (expected one of: verified, "
-        "checked_against, api, env, backend, spelling, current, elsewhere, sources, status, conflicts, id, topic, "
+        "checked_against, api, env, backend, spelling, current, elsewhere, id, sources, status, conflicts, topic, "
         "statement, corrects, applies_to, cites, cites_kind)",
         "docs/migrate/page.md:9: kb:table: table 'claims' has no record matching 'status=disputed' (expected at least one)",
         "docs/migrate/page.md:10: kb:figure: unexpected argument 'extra' (expected none)",

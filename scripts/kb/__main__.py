@@ -64,11 +64,16 @@ def main(argv: list[str] | None = None) -> int:
         problems = check_site(args.site, hints)
         what = f"site {args.site}"
     took = time.perf_counter() - start
+    return _finish(problems, f"in {what} ({took:.2f} s)", f"ok: {what} ({took:.2f} s)")
+
+
+def _finish(problems: list[Problem], where: str, ok: str) -> int:
+    """Print every problem sorted, then a count; or the ok line. The exit status says which."""
     if problems:
         print(format_problems(problems), file=sys.stderr)
-        print(f"{len(problems)} problem(s) in {what} ({took:.2f} s)", file=sys.stderr)
+        print(f"{len(problems)} problem(s) {where}", file=sys.stderr)
         return 1
-    print(f"ok: {what} ({took:.2f} s)")
+    print(ok)
     return 0
 
 
@@ -132,12 +137,8 @@ def check_wheel(args: argparse.Namespace) -> int:
     else:
         problems += check_package(project, index=index)
     took = time.perf_counter() - start
-    if problems:
-        print(format_problems(problems), file=sys.stderr)
-        print(f"{len(problems)} problem(s) against {path.name} ({took:.2f} s)", file=sys.stderr)
-        return 1
-    print(f"ok: the handbook matches {index.project} {index.version} ({path.name}, {took:.2f} s)")
-    return 0
+    ok = f"ok: the handbook matches {index.project} {index.version} ({path.name}, {took:.2f} s)"
+    return _finish(problems, f"against {path.name} ({took:.2f} s)", ok)
 
 
 if __name__ == "__main__":

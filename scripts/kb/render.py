@@ -285,80 +285,67 @@ def _package(ctx: Ctx, r: Record) -> str:
     return f"<code>{md_text(pkg)}</code>" if pkg else "none named"
 
 
-STATUS, SOURCES = Column("Status", _status), Column("Sources", _sources)
+def _cells(*pairs: tuple[str, str]) -> list[Column]:
+    """Plain columns: (header, field) pairs, each field shown as escaped prose."""
+    return [Column(header, _f(name)) for header, name in pairs]
+
+
+STATUS_AND_SOURCES = [Column("Status", _status), Column("Sources", _sources)]
 COLUMNS: dict[str, list[Column]] = {
     "sources": [
         Column("Source", _source_title),
-        Column("Publisher", _f("publisher")),
+        *_cells(("Publisher", "publisher")),
         Column("Published", lambda ctx, r: text(r.model.published or "undated")),  # type: ignore[attr-defined]
-        Column("Kind", _f("kind")),
-        Column("Language", _f("language")),
-        Column("Accessed", _f("accessed")),
+        *_cells(("Kind", "kind"), ("Language", "language"), ("Accessed", "accessed")),
     ],
-    "claims": [Column("Fact", _claim), STATUS, SOURCES],
+    "claims": [Column("Fact", _claim), *STATUS_AND_SOURCES],
     "figures": [
         Column("Figure", _lead("fig", "metric", bold=False, note="note")),
         Column("Value", _figure_value),
         Column("Conditions", lambda ctx, r: text(conditions(r.model.conditions))),  # type: ignore[attr-defined]
         Column("Claimed by", _claimed_by),
-        STATUS,
-        SOURCES,
+        *STATUS_AND_SOURCES,
     ],
     "modes": [
         Column("Mode", _mode_name),
         Column("How to select it", _mode_select),
-        Column("Behaviour", _f("behaviour")),
-        Column("Cost", _f("cost")),
-        Column("Use when", _f("use_when")),
-        STATUS,
-        SOURCES,
+        *_cells(("Behaviour", "behaviour"), ("Cost", "cost"), ("Use when", "use_when")),
+        *STATUS_AND_SOURCES,
     ],
     "limits": [
         Column("Area", _lead("limit", "area")),
-        Column("Limit", _f("limit")),
-        Column("What it means", _f("impact")),
-        Column("Workaround today", _f("workaround")),
-        Column("Roadmap", _f("roadmap")),
-        STATUS,
-        SOURCES,
+        *_cells(("Limit", "limit"), ("What it means", "impact"), ("Workaround today", "workaround")),
+        *_cells(("Roadmap", "roadmap")),
+        *STATUS_AND_SOURCES,
     ],
     "env_vars": [
         Column("Variable", _env_name),
         Column("Purpose", _with_conflicts("purpose")),
-        Column("Values", _f("values")),
-        Column("Default", _f("default")),
-        Column("Read when", _f("read_when")),
-        STATUS,
-        SOURCES,
+        *_cells(("Values", "values"), ("Default", "default"), ("Read when", "read_when")),
+        *STATUS_AND_SOURCES,
     ],
     "api_map": [
         Column("CUDA side", _lead("api", "gpu", bold=False)),
-        Column("TorchTPU side", _f("tpu")),
-        Column("Change", _f("change")),
-        Column("Note", _f("note")),
-        STATUS,
-        SOURCES,
+        *_cells(("TorchTPU side", "tpu"), ("Change", "change"), ("Note", "note")),
+        *STATUS_AND_SOURCES,
     ],
     "hardware": [
         Column("Generation", _lead("hw", "name", note="note")),
         Column("HBM per chip", _unit("hbm_gib", "GiB")),
         Column("bf16 peak per chip", _unit("bf16_tflops", "TFLOP/s")),
-        Column("Devices per chip", _f("devices_per_chip")),
-        STATUS,
-        SOURCES,
+        *_cells(("Devices per chip", "devices_per_chip")),
+        *STATUS_AND_SOURCES,
     ],
     "integrations": [
         Column("Project", _lead("int", "name")),
-        Column("Role", _f("role")),
+        *_cells(("Role", "role")),
         Column("Package", _package),
-        Column("Note", _f("note")),
-        STATUS,
-        SOURCES,
+        *_cells(("Note", "note")),
+        *STATUS_AND_SOURCES,
     ],
     "glossary": [
         Column("Term", _lead("term", "term")),
-        Column("Stands for", _f("expansion")),
-        Column("Meaning", _f("definition")),
+        *_cells(("Stands for", "expansion"), ("Meaning", "definition")),
     ],
 }
 
@@ -444,29 +431,36 @@ def _status_line(ctx: Ctx, rec: Record) -> str:
     return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"  # type: ignore[attr-defined]
 
 
+def _labelled(ctx: Ctx, rec: Record, rows: list[tuple[str, str]]) -> str:
+    """One paragraph per (label, field); the last one ends with the status and sources."""
+    lines = [f"**{label}** {text(getattr(rec.model, name))}" for label, name in rows]
+    lines[-1] += f" · {_status_line(ctx, rec)}"
+    return _paragraphs(*lines)
+
+
 def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "limits", _one(pos, "limit id"))
-    lim = rec.model
-    return _paragraphs(
-        f"**The limit.** {text(lim.limit)}",  # type: ignore[attr-defined]
-        f"**What it means for a workload.** {text(lim.impact)}",  # type: ignore[attr-defined]
-        f"**Workaround today.** {text(lim.workaround)}",  # type: ignore[attr-defined]
-        f"**Roadmap.** {text(lim.roadmap)} · {_status_line(ctx, rec)}",  # type: ignore[attr-defined]
+    return _labelled(
+        ctx,
+        rec,
+        [
+            ("The limit.", "limit"),
+            ("What it means for a workload.", "impact"),
+            ("Workaround today.", "workaround"),
+            ("Roadmap.", "roadmap"),
+        ],
     )
 
 
 def sc_mode(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
     rec = _record(ctx, "modes", _one(pos, "mode id"))
-    mo = rec.model
-    env = f" Environment: <code>{text(mo.env_var)}</code>." if mo.env_var else ""  # type: ignore[attr-defined]
-    return _paragraphs(
-        f"**Select it with** {text(mo.select)}.{env}",  # type: ignore[attr-defined]
-        f"**Behaviour.** {text(mo.behaviour)}",  # type: ignore[attr-defined]
-        f"**Cost.** {text(mo.cost)}",  # type: ignore[attr-defined]
-        f"**Use it when** {text(mo.use_when)} · {_status_line(ctx, rec)}",  # type: ignore[attr-defined]
-    )
+    env_var = rec.model.env_var  # type: ignore[attr-defined]
+    env = f" Environment: <code>{md_text(env_var)}</code>." if env_var else ""
+    select = f"**Select it with** {text(rec.model.select)}.{env}"  # type: ignore[attr-defined]
+    rest = _labelled(ctx, rec, [("Behaviour.", "behaviour"), ("Cost.", "cost"), ("Use it when", "use_when")])
+    return "\n\n" + select + rest
 
 
 def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:

@@ -95,6 +95,12 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
+class Noted(Model):
+    """An optional free-text note, shown in small print under the record."""
+
+    note: Optional[Text] = None
+
+
 class SourceRef(Model):
     """A pointer from a record to a source, with where in it the fact is."""
 
@@ -142,12 +148,13 @@ class Names(Checked):
 class Sourced(Names):
     """Fields shared by every record that states a fact."""
 
+    id: Id
     sources: Annotated[list[SourceRef], Field(min_length=1)]
     status: Status
     conflicts: list[Conflict] = []
 
 
-class Source(Checked):
+class Source(Checked, Noted):
     id: Id
     title: Text
     publisher: Text
@@ -157,11 +164,9 @@ class Source(Checked):
     accessed: IsoDate
     kind: SourceKind
     language: Annotated[str, Field(pattern=r"^[a-z]{2}$")]
-    note: Optional[Text] = None
 
 
 class Claim(Sourced):
-    id: Id
     topic: Text
     statement: Text
     corrects: Optional[Text] = None
@@ -179,8 +184,7 @@ class Conditions(Model):
     note: Optional[Text] = None
 
 
-class Figure(Sourced):
-    id: Id
+class Figure(Sourced, Noted):
     metric: Text
     value: float
     unit: Unit
@@ -189,11 +193,9 @@ class Figure(Sourced):
     measured_by: Literal["vendor", "customer", "independent"]
     claimed_by: Text
     topic: Text
-    note: Optional[Text] = None
 
 
 class Mode(Sourced):
-    id: Id
     kind: Literal["execution", "precision"]
     name: Text
     select: Text  # how code selects the mode, as prose with inline code
@@ -205,7 +207,6 @@ class Mode(Sourced):
 
 
 class Limit(Sourced):
-    id: Id
     area: Text
     limit: Text
     impact: Text
@@ -214,7 +215,6 @@ class Limit(Sourced):
 
 
 class EnvVar(Sourced):
-    id: Id
     name: EnvName
     read_by: Literal["torch-tpu", "pytorch", "xla", "libtpu", "vllm", "launcher", "community"]
     purpose: Text
@@ -225,7 +225,6 @@ class EnvVar(Sourced):
 
 
 class ApiMap(Sourced):
-    id: Id
     topic: Text
     gpu: Text
     tpu: Text
@@ -233,21 +232,17 @@ class ApiMap(Sourced):
     note: Text
 
 
-class Hardware(Sourced):
-    id: Id
+class Hardware(Sourced, Noted):
     name: Text
     hbm_gib: float
     bf16_tflops: float
     devices_per_chip: int
-    note: Optional[Text] = None
 
 
-class Integration(Sourced):
-    id: Id
+class Integration(Sourced, Noted):
     name: Text
     role: Text
     package: Optional[Text] = None
-    note: Optional[Text] = None
 
 
 class Term(Names):
