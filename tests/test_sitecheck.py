@@ -1,5 +1,12 @@
-"""The built-site check on small hand-made sites: links, anchors, assets, origins, leftovers."""
+"""The built-site check on small hand-made sites: links, anchors, assets, origins, leftovers.
+Hostile pages (scripts, encodings, parser tricks, files) are in test_sitecheck_hostile.py."""
 
+import re
+from pathlib import Path
+
+import pytest
+
+from kb import sitecheck
 from kb.sitecheck import check_site
 
 
@@ -112,3 +119,17 @@ def test_link_outside_the_site(tmp_path):
     assert run(tmp_path, files) == [
         "site/index.html:6: link '../../etc/passwd' points outside the site (expected a file inside it)"
     ]
+
+
+def test_the_theme_scripts_the_check_allows_are_the_ones_material_emits():
+    # Outside the article, an inline script must be one of Material's, known by hash. After a theme
+    # upgrade this fails until THEME_SCRIPTS in kb/sitecheck.py lists the new scripts' hashes.
+    material = pytest.importorskip("material")
+    templates = Path(material.__file__).parent / "templates" / "partials" / "javascripts"
+    scripts = [
+        (path.name, re.sub(r"\{\{.*?\}\}", "", m.group(1)))
+        for path in sorted(templates.glob("*.html"))
+        for m in re.finditer(r"<script>(.*?)</script>", path.read_text(encoding="utf-8"), re.S)
+    ]
+    assert [name for name, body in scripts if not sitecheck._theme_script(body)] == []
+    assert len(scripts) == len(sitecheck.THEME_SCRIPTS)

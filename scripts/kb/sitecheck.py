@@ -1,12 +1,30 @@
-"""The built-site check: one pass over the HTML, then every link, asset and #anchor resolved.
+"""The built-site check: one pass over each page, then every link, asset and #anchor resolved.
 
 It flags internal links, images and anchors that don't resolve (in Markdown, rendered tables and
 raw HTML alike), anything loaded from another origin (scripts, styles, fonts, images, frames,
-CSS url() and @import), and shortcodes left unrendered. It reads; it never writes.
+CSS url(), image-set() and @import, srcset candidates, <base>, meta refresh, form targets),
+script-like markup, and shortcodes left unrendered. It reads; it never writes.
+
+Pages are read the way a browser reads them: a small tokenizer shaped on the WHATWG HTML
+tokenizer (tags, attributes in any case and quoting, character references, comments, raw-text
+elements such as <script>, <style> and <textarea>), and a small CSS tokenizer (comments,
+escapes such as ``\\75 rl(``, strings). Python's html.parser is not used: it is several times too
+slow for a 1,000-page site, and it reads some markup differently from browsers (``<!-->``,
+``<![CDATA[``, ``</style x>``), which would let such markup hide a script from the check. Markup
+that browsers might read two ways (an end tag with attributes, a comment that hides an end tag)
+is itself reported.
+
+Trust: the content of a page (inside Material's ``<article class="md-content__inner">``) and every
+file that is not a page the theme rendered is untrusted. There, no script of any kind is allowed:
+no <script>, no on*= handler, no javascript:/vbscript:/data: URL, no <iframe srcdoc>, no
+<object>/<embed>, no <base>, no meta refresh. Outside the article, a script must be one of the
+inline scripts Material emits (known by hash), a JSON data block, or a same-origin file.
 """
 
 from __future__ import annotations
 
+import hashlib
+import html
 import os
 import posixpath
 import re
@@ -16,111 +34,713 @@ from urllib.parse import unquote
 
 from .errors import Problem
 
-# Patterns run on the lower-cased page (same offsets, so values are sliced from the original).
-# Each starts with a literal, which keeps Python's regex engine fast on large pages.
-_A_HREF = re.compile(rb"""<a\s[^>]*?href\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_LOADING_TAG = re.compile(
-    rb"<(link|script|img|iframe|frame|source|video|audio|embed|object|track|input|use|image)\b([^>]*)>"
+MAX_BYTES = 32 * 1024 * 1024  # a page or stylesheet larger than this is reported, not read
+_DOCUMENTS = (".html", ".htm", ".xhtml", ".svg")  # read as markup (an .svg opened directly runs scripts)
+
+# ---- HTML tokens ----------------------------------------------------------------------------
+
+# An attribute: a name (which may start with '=') and an optional value, quoted or not.
+_ATTR_SRC = (
+    r"[^\t\n\f\r />][^\t\n\f\r /=>]*"
+    r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(?:\"[^\"]*\"|'[^']*'|(?![\"'])[^\t\n\f\r >]*))?"
 )
-_ATTR = re.compile(rb"""\s(href|src|srcset|data|poster|xlink:href|rel)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.I)
-_IDS = (re.compile(rb' id="([^"]*)"'), re.compile(rb" id='([^']*)'"), re.compile(rb'<a [^>]*?name="([^"]*)"'))
-_CSS_URL = re.compile(rb"""url\(\s*(?:"([^"]*)"|'([^']*)'|([^)'"]*))\s*\)|@import\s+(?:"([^"]*)"|'([^']*)')""", re.I)
-_STYLES = (re.compile(rb"<style[^>]*>(.*?)</style>", re.S), re.compile(rb'style\s*=\s*"([^"]*)"'))
-_SHORTCODE = re.compile(rb"<!--\s*kb:")
-_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:")
-_HARMLESS = ("mailto:", "tel:", "data:", "javascript:", "about:", "blob:")
-_NOT_LOADED = {b"canonical", b"alternate", b"author", b"help", b"license", b"next", b"prev", b"search", b"bookmark"}
+_ATTRS_SRC = rf"(?:[\t\n\f\r ]+|/(?!>)|{_ATTR_SRC})*+"
+# The next piece of markup: a start tag, an end tag that has more than its name, a comment, a
+# bogus comment or doctype. Clean end tags ('</div>') and text are skipped by the regex engine.
+_MARKUP = re.compile(
+    r"<(?:"
+    rf"([a-zA-Z][^\t\n\f\r />]*)({_ATTRS_SRC})(/?>)?"  # 1 name, 2 attributes, 3 end (None: EOF inside)
+    r"|/([a-zA-Z][^\t\n\f\r />]*)(?=[\t\n\f\r /])"  # 4 end tag followed by something
+    r"|(!--)"  # 5 comment
+    r"|(!|\?|/(?![a-zA-Z>]))"  # 6 doctype, bogus comment
+    r")"
+)
+_END_REST = re.compile(rf"({_ATTRS_SRC})(/?>)?")
+_ATTR = re.compile(
+    r"([^\t\n\f\r />][^\t\n\f\r /=>]*)"
+    r"(?:[\t\n\f\r ]*=[\t\n\f\r ]*(\"[^\"]*\"|'[^']*'|(?![\"'])[^\t\n\f\r >]*))?"
+)
+_COMMENT_END = re.compile(r"--!?>")
+# Elements whose content a browser reads as text, up to the matching end tag.
+_RAW = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "noframes", "noscript", "plaintext")
+_RAW_END = {name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.I) for name in _RAW}
+_HIDDEN_END = re.compile(rf"</(?:{'|'.join(_RAW)})(?=[\t\n\f\r />])", re.I)
+_SHORTCODE = re.compile(r"<!--\s*kb:")
+_ENTITY = re.compile(r"<!ENTITY", re.I)
+_CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s\"';]*)", re.I)
+
+# ---- URLs -----------------------------------------------------------------------------------
+
+_SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
+_STRIP = "".join(map(chr, range(0x21)))  # C0 controls and space: stripped from both ends by browsers
+_DROP_TAB_NL = {9: None, 10: None, 13: None}  # and tab, LF, CR removed anywhere
+_SCRIPT_SCHEMES = {"javascript", "vbscript", "livescript", "mocha"}
+_HARMLESS = ("mailto:", "tel:", "about:blank")
+_NOT_LOADED = {"canonical", "alternate", "author", "help", "license", "next", "prev", "search", "bookmark"}
+# Attributes that hold URLs, and what the browser does with them: 'nav' when the reader follows
+# it, 'load' when the browser fetches it by itself, 'send' for form targets, 'text' when unused.
+_URL_ATTRS = {
+    "href": "nav",
+    "xlink:href": "nav",
+    "src": "load",
+    "srcset": "load",
+    "imagesrcset": "load",
+    "poster": "load",
+    "data": "load",
+    "background": "load",
+    "lowsrc": "load",
+    "dynsrc": "load",
+    "manifest": "load",
+    "codebase": "load",
+    "classid": "load",
+    "archive": "load",
+    "icon": "load",
+    "ping": "load",
+    "action": "send",
+    "formaction": "send",
+    "cite": "text",
+    "longdesc": "text",
+}
+_LISTS = {"ping", "archive"}  # space-separated URL lists
+_NAV_TAGS = {"a", "area", "link"}
+_ANIMATIONS = {"set", "animate", "animatemotion", "animatetransform", "animatecolor"}
+_DATA_BLOCKS = {"application/json", "application/ld+json"}
+
+# Material's own inline scripts (mkdocs-material 9.8.1, templates/partials/javascripts/), by the
+# SHA-256 of their text with the relative URL literal in `new URL("...")` blanked out.
+# tests/test_sitecheck.py re-derives them from the installed theme, so an upgrade that changes
+# them fails a test that says so.
+THEME_SCRIPTS = {
+    "e441dbdde5a0501b99527bb443d86875df7b1a02ed15df77ed97b4c8234e4b70": "announce.html",
+    "7eb3684fdacd2881f67b9428983273a29d8774d8bc82622af9b65a8ec1032a90": "base.html",
+    "3907d77c1c78f2658c4fefb1c0cb8a4caf9e66479edaeace65c6c1e213f47107": "consent.html",
+    "d74bb3b582599bb38b62d1eb15a60a0af4ce0147e3335efe0a811693984b71ce": "content.html (tabs)",
+    "ffcc0f7735fdab434d257c80e65cec2e88d716991e69757185b7e450e41a5b2f": "content.html (target)",
+    "825a478f6ef2a37cf6bc1140ddb9b0665d08eee69a0635d5e82471fba8e2f73a": "outdated.html",
+    "0eb10c249dbdb0beef225a10ce5cbe55418cc4a7014cc208f8e7d6ed8f00906e": "palette.html",
+}
+_NOOP = "javascript:void(0)"
+_URL_LITERAL = re.compile(r'new URL\("([^"\\]*)"')
+
+# ---- messages -------------------------------------------------------------------------------
+
+_NO_SCRIPT = "expected no script in a page: only the theme's own scripts, outside the page content"
+_NOSCRIPT = "(expected none: browsers read its content one way with scripts and another without)"
+_LOADS = "(expected every script, style, font, image and frame to come from this site)"
 
 
 class Ref(NamedTuple):
-    offset: int  # byte offset in its file; turned into a line only when it is reported
-    url: str
+    offset: int  # character offset in its file; turned into a line only when it is reported
+    url: str  # as the browser reads it: references decoded, tabs and newlines removed
     loads: bool  # True when the browser fetches it (script, style, image, frame...)
+
+
+class Event(NamedTuple):
+    offset: int
+    in_content: str | None  # the problem when this is inside page content (None: fine there)
+    in_theme: str | None  # the problem when this is in the theme's markup around it
+    needle: str  # text to look for in the Markdown source, to name its line
+
+
+class _Doc(NamedTuple):
+    ids: set[str]
+    refs: list[Ref]
+    events: list[Event]
+    content: tuple[int, int]  # the untrusted part of the file, as character offsets
 
 
 def check_site(site: Path, source_of: dict[str, str] | None = None) -> list[Problem]:
     """Every problem in the built site under ``site``. ``source_of`` maps built file -> docs page."""
     site = site.resolve()
     source_of = source_of or {}
-    files: set[str] = set()
-    ids: dict[str, set[str]] = {}
-    refs: dict[str, list[Ref]] = {}
-    leftovers: dict[str, list[int]] = {}
-    for dirpath, _dirs, names in os.walk(site):
-        rel_dir = os.path.relpath(dirpath, site).replace(os.sep, "/")
-        for name in names:
-            rel = name if rel_dir == "." else f"{rel_dir}/{name}"
-            files.add(rel)
-            if name.endswith(".html"):
-                data = Path(dirpath, name).read_bytes()
-                ids[rel], refs[rel], leftovers[rel] = _scan_html(data)
-            elif name.endswith(".css"):
-                data = Path(dirpath, name).read_bytes()
-                refs[rel] = list(_css_refs(data, 0))
     problems: list[Problem] = []
-    for rel, page_refs in refs.items():
+    files, readable = _walk(site, problems)
+    docs: dict[str, _Doc] = {}
+    cache: dict[str, _Tag] = {}
+    for rel in readable:
+        text = _read(site, rel, problems)
+        if text is None:
+            continue
+        if rel.endswith(".css"):
+            refs, events = [], []
+            for off, url in _css_urls(text, 0):
+                in_content, in_theme = _css_url_problem(url, False)
+                if in_theme:
+                    events.append(Event(off, in_content, in_theme, ""))
+                else:
+                    refs.append(Ref(off, _clean(url), True))
+            docs[rel] = _Doc(set(), refs, events, (0, 0))
+        else:
+            page = rel in source_of or not source_of or rel == "404.html"
+            docs[rel] = _scan_html(text, cache, page)
+            entity = _ENTITY.search(text) if rel.endswith((".svg", ".xhtml")) else None
+            if entity:  # read as XML, an entity can expand into markup this check never sees
+                msg = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
+                docs[rel].events.append(Event(entity.start(), msg, msg, ""))
+    ids = {rel: doc.ids for rel, doc in docs.items() if not rel.endswith(".css")}
+    for rel, doc in docs.items():
         base, seen = posixpath.dirname(rel), {}
-        found = []
-        for ref in page_refs:
+        found: list[tuple[int, str, str | None]] = []
+        lo, hi = doc.content
+        for ref in doc.refs:
             key = (ref.url, ref.loads)
             msg = seen[key] if key in seen else seen.setdefault(key, _check_ref(ref, rel, base, files, ids))
             if msg:
-                found.append((ref.offset, msg))
-        found += [
-            (off, "shortcode left unrendered (expected the hook to replace every '<!-- kb:' comment)")
-            for off in leftovers.get(rel, [])
-        ]
+                found.append((ref.offset, msg, ref.url if lo <= ref.offset < hi else None))
+        for ev in doc.events:
+            inside = lo <= ev.offset < hi
+            msg = ev.in_content if inside else ev.in_theme
+            if msg:
+                found.append((ev.offset, msg, ev.needle if inside else None))
         if found:
-            data = (site / rel).read_bytes()
-            hint = f" [from {source_of[rel]}]" if rel in source_of else ""
-            problems += [Problem("site/" + rel, data.count(b"\n", 0, off) + 1, msg + hint) for off, msg in found]
+            problems += _locate(site, rel, found, source_of.get(rel), doc.content)
     return problems
 
 
-def _scan_html(data: bytes) -> tuple[set[str], list[Ref], list[int]]:
-    low = data.lower()
-    ids = {data[m.start(1) : m.end(1)].decode("utf-8", "replace") for rx in _IDS for m in rx.finditer(low)}
-    refs = []
-    for m in _A_HREF.finditer(low):
-        g = 1 if m.start(1) >= 0 else 2
-        refs.append(Ref(m.start(), data[m.start(g) : m.end(g)].decode("utf-8", "replace"), False))
-    for m in _LOADING_TAG.finditer(low):
-        attrs = {k.lower(): (v1 or v2 or v3) for k, v1, v2, v3 in _ATTR.findall(data[m.start(2) : m.end(2)])}
-        rel_attr = set(attrs.get(b"rel", b"").lower().split())
-        loads = not (m.group(1) == b"link" and rel_attr and rel_attr <= _NOT_LOADED)
-        for key in (b"href", b"src", b"data", b"poster", b"xlink:href"):
-            if key in attrs:
-                refs.append(Ref(m.start(), attrs[key].decode("utf-8", "replace"), loads))
-        for item in attrs.get(b"srcset", b"").split(b","):
-            if item.strip():
-                refs.append(Ref(m.start(), item.split()[0].decode("utf-8", "replace"), True))
-    for rx in _STYLES:
-        for m in rx.finditer(low):
-            refs += _css_refs(data[m.start(1) : m.end(1)], m.start(1))
-    leftovers = [m.start() for m in _SHORTCODE.finditer(data)] if b"kb:" in data else []
-    return ids, refs, leftovers
+# ---- files ----------------------------------------------------------------------------------
 
 
-def _css_refs(css: bytes, base: int):
-    for m in _CSS_URL.finditer(css):
-        url = next((g for g in m.groups() if g), b"").strip()
-        if url:
-            yield Ref(base + m.start(), url.decode("utf-8", "replace"), True)
+def _walk(site: Path, problems: list[Problem]) -> tuple[set[str], list[str]]:
+    """Every file under the site (symlinks inside it followed once), and those to read."""
+    files: set[str] = set()
+    readable: list[str] = []
+    root = str(site)
+    seen_dirs = {root}
+    stack = [("", root)]
+    while stack:
+        rel_dir, path = stack.pop()
+        try:
+            entries = sorted(os.scandir(path), key=lambda e: e.name)
+        except OSError as exc:
+            problems.append(Problem(f"site/{rel_dir}", 1, f"cannot list: {exc.strerror} (expected a readable folder)"))
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                if entry.is_symlink():
+                    target = os.path.realpath(entry.path)
+                    if os.path.commonpath([root, target]) != root:
+                        problems.append(
+                            Problem(
+                                f"site/{rel}",
+                                1,
+                                f"symlink to '{os.readlink(entry.path)}', outside the site folder "
+                                "(expected a real file inside the site)",
+                            )
+                        )
+                        continue
+                    if not os.path.exists(target):
+                        problems.append(
+                            Problem(f"site/{rel}", 1, f"broken symlink '{os.readlink(entry.path)}' (expected a file)")
+                        )
+                        continue
+                is_dir = entry.is_dir()
+                is_file = entry.is_file()
+            except OSError as exc:
+                problems.append(Problem(f"site/{rel}", 1, f"cannot read: {exc.strerror} (expected a readable file)"))
+                continue
+            if is_dir:
+                real = os.path.realpath(entry.path)
+                if real not in seen_dirs:
+                    seen_dirs.add(real)
+                    stack.append((rel, entry.path))
+            elif is_file:
+                files.add(rel)
+                if rel.endswith(_DOCUMENTS) or rel.endswith(".css"):
+                    readable.append(rel)
+            else:
+                problems.append(Problem(f"site/{rel}", 1, "not a regular file (expected files and folders only)"))
+    return files, readable
+
+
+def _read(site: Path, rel: str, problems: list[Problem]) -> str | None:
+    path = site / rel
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            problems.append(
+                Problem(
+                    f"site/{rel}",
+                    1,
+                    f"file is {size / 2**20:.0f} MiB (expected at most {MAX_BYTES // 2**20} MiB; "
+                    "the check does not read larger pages, so split it)",
+                )
+            )
+            return None
+        data = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(f"site/{rel}", 1, f"cannot read: {exc.strerror} (expected a readable file)"))
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        problems.append(
+            Problem(f"site/{rel}", line, f"bytes that are not UTF-8 at offset {exc.start} (expected UTF-8 text)")
+        )
+        return data.decode("utf-8", "replace")
+
+
+def _locate(site: Path, rel: str, found, shown: str | None, content: tuple[int, int]) -> list[Problem]:
+    """Problems with their line in the built file, and where possible the line in the source page."""
+    text = _read(site, rel, []) or ""
+    source = _source_text(site, shown) if shown else None
+    lo, hi = content
+    out = []
+    for off, msg, needle in found:
+        hint = ""
+        if shown:
+            line = _source_line(text[lo:hi], off - lo, source, needle) if needle and source else None
+            hint = f" [from {shown}:{line}]" if line else f" [from {shown}]"
+        out.append(Problem("site/" + rel, text.count("\n", 0, off) + 1, msg + hint))
+    return out
+
+
+def _source_text(site: Path, shown: str) -> str | None:
+    path = site.parent / shown  # pages are named from the project root, which holds site/
+    try:
+        if path.is_file() and path.stat().st_size <= MAX_BYTES:
+            return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        pass
+    return None
+
+
+def _source_line(article: str, off: int, source: str, needle: str) -> int | None:
+    """The source line of the n-th ``needle`` in the article: only when both hold it equally often."""
+    needle = needle.split("\n", 1)[0][:200]
+    if len(needle) < 4 or article.count(needle) != source.count(needle):
+        return None
+    if off < 0 or article.find(needle, off) < 0:
+        return None
+    nth = article.count(needle, 0, off) + 1
+    pos = -1
+    for _ in range(nth):
+        pos = source.find(needle, pos + 1)
+        if pos < 0:
+            return None
+    return source.count("\n", 0, pos) + 1
+
+
+# ---- pages ----------------------------------------------------------------------------------
+
+
+class _Tag(NamedTuple):
+    """What one start tag (by its exact text) contributes, whatever page it is on."""
+
+    ids: tuple[str, ...]
+    refs: tuple[tuple[str, bool], ...]
+    events: tuple[tuple[str | None, str | None, str], ...]
+    article: bool  # Material's content article
+    script: tuple[str, bool] | None  # (src or '', inert data block) for a <script>
+    name: str  # lower-case
+    closed: bool  # written <tag ... />
+    eof: bool  # the file ends inside the tag
+
+
+_PLAIN = _Tag((), (), (), False, None, "", False, False)
+_SPECIAL = {*_RAW, "svg", "math"}  # tags that change how what follows is read
+
+
+def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
+    ids: set[str] = set()
+    refs: list[Ref] = []
+    events: list[Event] = []
+    article = -1
+    foreign = False  # an <svg> or <math> was opened: raw-text elements may be read as markup
+    if "\x1b" in text:
+        events.append(
+            Event(
+                text.index("\x1b"),
+                *_both(
+                    "an ESC control character (expected plain UTF-8 text: "
+                    "ESC sequences make browsers read the page as ISO-2022-JP)"
+                ),
+                "",
+            )
+        )
+    search = _MARKUP.search
+    cache_get = cache.get
+    pos = 0
+    n = len(text)
+    while pos < n:
+        m = search(text, pos)
+        if not m:
+            break
+        name = m.group(1)
+        if name is not None:
+            raw_tag = m.group()
+            tag = cache_get(raw_tag)
+            if tag is None:
+                tag = cache[raw_tag] = _digest(name, m.group(2), m.group(3))
+            pos = m.end()
+            if tag is _PLAIN:  # most tags: nothing to record, nothing to skip
+                continue
+            if tag.eof:  # the file ends inside this tag: browsers drop the rest
+                break
+            start = m.start()
+            if tag.ids:
+                ids.update(tag.ids)
+            for url, loads in tag.refs:
+                refs.append(Ref(start, url, loads))
+            for ev in tag.events:
+                events.append(Event(start, *ev))
+            if tag.article and article < 0:
+                article = start
+            name = tag.name
+            if name in _RAW_END:
+                if name == "noscript":
+                    events.append(Event(start, *_both(f"{_tag_text(raw_tag)} {_NOSCRIPT}"), raw_tag))
+                if name == "script":
+                    if foreign and tag.closed:  # <svg><script/>: nothing inside
+                        events += _script_events(tag.script or ("", False), "", start, raw_tag)
+                        continue
+                    end = _RAW_END["script"].search(text, pos)
+                    body_end = end.start() if end else n
+                    events += _script_events(tag.script or ("", False), text[pos:body_end], start, raw_tag)
+                    pos = body_end
+                elif name == "style":
+                    end = _RAW_END["style"].search(text, pos)
+                    body_end = end.start() if end else n
+                    style_refs, style_events = _style_urls(text[pos:body_end], pos, foreign)
+                    refs += style_refs
+                    events += style_events
+                    if not foreign:
+                        pos = body_end
+                elif not foreign:  # in SVG or MathML these hold markup, read on
+                    if name == "plaintext":
+                        break
+                    end = _RAW_END[name].search(text, pos)
+                    pos = end.start() if end else n
+            elif name == "svg" or name == "math":
+                foreign = True
+            continue
+        start = m.start()
+        if m.group(4) is not None:
+            rest = _END_REST.match(text, m.end())
+            if rest.group(2) is None:
+                break
+            pos = rest.end()
+            if rest.group(1).strip("\t\n\f\r /"):
+                events.append(
+                    Event(
+                        start,
+                        *_both(
+                            f"end tag with attributes '{_tag_text(text[start:pos])}' (expected "
+                            f"'</{m.group(4)}>': browsers and this check may read what follows differently)"
+                        ),
+                        text[start:pos],
+                    )
+                )
+        elif m.group(5):
+            j = start + 4
+            if text.startswith(">", j):
+                pos = j + 1
+            elif text.startswith("->", j):
+                pos = j + 2
+            else:
+                close = _COMMENT_END.search(text, j)
+                stop = close.start() if close else n
+                hidden = _HIDDEN_END.search(text, j, stop)
+                if hidden:
+                    events.append(
+                        Event(
+                            start,
+                            *_both(
+                                f"comment hides the end tag '{hidden.group(0)}' (expected comments "
+                                "without markup: browsers may end that element inside the comment)"
+                            ),
+                            text[start : hidden.end()],
+                        )
+                    )
+                pos = close.end() if close else n
+        else:
+            gt = text.find(">", m.end())
+            pos = gt + 1 if gt >= 0 else n
+    if "kb:" in text:
+        for m in _SHORTCODE.finditer(text):
+            events.append(
+                Event(
+                    m.start(),
+                    *_both("shortcode left unrendered (expected the hook to replace every '<!-- kb:' comment)"),
+                    "",
+                )
+            )
+    if page and article >= 0:
+        end = text.rfind("</article")
+        content = (article, end if end > article else n)
+    else:
+        content = (0, n + 1)
+    return _Doc(ids, refs, events, content)
+
+
+def _both(msg: str) -> tuple[str, str]:
+    return msg, msg
+
+
+def _tag_text(raw: str) -> str:
+    raw = " ".join(raw.split())
+    return raw if len(raw) <= 80 else raw[:77] + "..."
+
+
+def _digest(name: str, attr_text: str, end: str | None) -> _Tag:
+    """The ids, URLs and script-like findings of one start tag."""
+    name = name.lower()
+    if end is None:
+        return _Tag((), (), (), False, None, name, False, True)
+    attrs: list[tuple[str, str | None, str]] = []
+    for m in _ATTR.finditer(attr_text):
+        value = m.group(2)
+        if value is not None:
+            if value[:1] in "\"'" and value != "":
+                value = value[1:-1]
+            if "&" in value:
+                value = html.unescape(value)
+        attrs.append((m.group(1).lower(), value, m.group(0)))
+    if not attrs and name not in ("base", "object", "embed", "applet", "script") and name not in _SPECIAL:
+        return _PLAIN
+    first = {}
+    for key, value, _raw in attrs:
+        first.setdefault(key, value or "")
+    ids: list[str] = []
+    refs: list[tuple[str, bool]] = []
+    events: list[tuple[str | None, str | None, str]] = []
+    tag = f"<{name}>"
+    rel = set(first.get("rel", "").lower().split())
+    for key, value, raw in attrs:
+        if key == "id" or (key == "name" and name == "a"):
+            if value:
+                ids.append(value)
+        elif key.startswith("on"):
+            events.append(_both(f"event handler attribute '{key}' on {tag} (expected no inline script)") + (raw,))
+        elif key in _URL_ATTRS and value is not None and name != "base":
+            kind = _URL_ATTRS[key]
+            if kind == "nav" and name not in _NAV_TAGS:
+                kind = "load"  # <use href>, <image href>, <script href> in SVG...
+            if key == "data" and name != "object":
+                continue
+            if kind == "nav" and name == "link":
+                kind = "nav" if rel and rel <= _NOT_LOADED else "load"
+            urls = _srcset(value) if key in ("srcset", "imagesrcset") else value.split() if key in _LISTS else [value]
+            for url in urls:
+                url = _clean(url)
+                problem = _url_problem(url, key, tag)
+                if problem:
+                    events.append(problem + (raw,))
+                elif kind == "send":
+                    if _foreign(url):
+                        events.append(_both(f"{tag} sends to '{url}' on another origin (expected this site)") + (raw,))
+                elif kind != "text":
+                    refs.append((url, kind == "load"))
+                    if kind == "nav" and _protocol_relative(url):
+                        events.append(
+                            _both(
+                                f"protocol-relative link '{url}' (expected https://..., so it also works from file://)"
+                            )
+                            + (raw,)
+                        )
+        elif key == "style" and value:
+            for _off, url in _css_urls(value, 0):
+                problem = _css_url_problem(url, True)
+                if problem[0] or problem[1]:
+                    events.append(problem + (raw,))
+                else:
+                    refs.append((_clean(url), True))
+        elif key == "srcdoc":
+            events.append(_both(f"{tag} with srcdoc (expected no inline documents: they run scripts)") + (raw,))
+        elif key in ("to", "from", "values", "by") and name in _ANIMATIONS and value:
+            if first.get("attributename", "").lower() in ("href", "xlink:href"):
+                for url in value.split(";"):
+                    url = _clean(url)
+                    problem = _url_problem(url, key, tag)
+                    if problem:
+                        events.append(problem + (raw,))
+                    elif url:
+                        refs.append((url, True))
+    if name in ("object", "embed", "applet"):
+        events.append(
+            _both(f"{tag} element (expected no plugin content: it can run scripts and load from anywhere)")
+            + (f"<{name}",)
+        )
+    elif name == "base":
+        href = _clean(first.get("href", "")) if "href" in first else None
+        outside = href is not None and (
+            _SCHEME.match(href)
+            or href.startswith(("/", "\\"))
+            or posixpath.normpath(href.replace("\\", "/") or ".").startswith("..")
+        )
+        events.append(
+            (
+                "<base> in page content (expected none: it changes where every link and image of the page points)",
+                f"<base href='{href}'> points away from the site (expected the site itself)" if outside else None,
+                f"<{name}",
+            )
+        )
+    elif name == "meta":
+        equiv = first.get("http-equiv", "").strip().lower()
+        if equiv == "refresh":
+            url = _clean(_refresh_url(first.get("content", "")))
+            away = url and (_foreign(url) or _scheme(url) in _SCRIPT_SCHEMES | {"data"})
+            events.append(
+                (
+                    "<meta http-equiv=refresh> in page content (expected none: it navigates away by itself)",
+                    f"<meta http-equiv=refresh> sends the reader to '{url}' (expected no redirect off the site)"
+                    if away
+                    else None,
+                    "http-equiv",
+                )
+            )
+        charset = first.get("charset") if "charset" in first else None
+        if charset is None and equiv == "content-type":
+            m = _CHARSET.search(first.get("content", ""))
+            charset = m.group(1) if m else None
+        if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
+            events.append(_both(f"page declares charset '{charset}' (expected utf-8)") + ("charset",))
+    article = name == "article" and "md-content__inner" in first.get("class", "").split()
+    script = None
+    if name == "script":
+        src = first.get("src") or first.get("href") or first.get("xlink:href") or ""
+        script = (_clean(src), first.get("type", "").strip().lower() in _DATA_BLOCKS)
+    if not (ids or refs or events or article or script or name in _SPECIAL):
+        return _PLAIN
+    return _Tag(tuple(ids), tuple(refs), tuple(events), article, script, name, end == "/>", False)
+
+
+def _script_events(script: tuple[str, bool], body: str, start: int, raw_tag: str) -> list[Event]:
+    src, inert = script
+    needle = raw_tag.split(">", 1)[0]
+    in_content = f"{_tag_text(raw_tag)} in page content ({_NO_SCRIPT})"
+    if src:
+        # A src on another origin (or a script URL) is already reported by its attribute.
+        foreign = _foreign(src) or _scheme(src) in _SCRIPT_SCHEMES | {"data"}
+        return [] if foreign else [Event(start, in_content, None, needle)]
+    if inert or _theme_script(body):
+        return [Event(start, in_content, None, needle)]
+    return [
+        Event(start, in_content, f"inline {_tag_text(raw_tag)} that the theme does not emit ({_NO_SCRIPT})", needle)
+    ]
+
+
+def _theme_script(body: str) -> bool:
+    def blank(m: re.Match) -> str:
+        literal = m.group(1)
+        return m.group(0) if _foreign(literal) or _SCHEME.match(literal) else 'new URL(""'
+
+    text = _URL_LITERAL.sub(blank, body.strip())
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest() in THEME_SCRIPTS
+
+
+def _style_urls(css: str, offset: int, decode: bool) -> tuple[list[Ref], list[Event]]:
+    """The URLs of a <style> block; in SVG its text is markup, so references are decoded too."""
+    texts = [css]
+    if decode and "&" in css:
+        texts.append(html.unescape(css))
+    refs, events, seen = [], [], set()
+    for body in texts:
+        for off, url in _css_urls(body, offset):
+            if url in seen:
+                continue
+            seen.add(url)
+            in_content, in_theme = _css_url_problem(url, True)
+            if in_content or in_theme:
+                events.append(Event(off, in_content, in_theme, url))
+            else:
+                refs.append(Ref(off, _clean(url), True))
+    return refs, events
+
+
+# ---- URL helpers ----------------------------------------------------------------------------
+
+
+def _clean(url: str) -> str:
+    """The URL as a browser reads it: C0 controls and spaces trimmed, tabs and newlines removed."""
+    return url.strip(_STRIP).translate(_DROP_TAB_NL)
+
+
+def _scheme(url: str) -> str:
+    m = _SCHEME.match(url)
+    return m.group(0)[:-1].lower() if m else ""
+
+
+def _protocol_relative(url: str) -> bool:
+    return len(url) >= 2 and url[0] in "/\\" and url[1] in "/\\"
+
+
+def _foreign(url: str) -> bool:
+    """True when the URL leaves this site (another scheme or host), harmless schemes aside."""
+    if _protocol_relative(url):
+        return True
+    return bool(_SCHEME.match(url)) and not url.lower().startswith(_HARMLESS)
+
+
+def _url_problem(url: str, attr: str, tag: str) -> tuple[str, str] | None:
+    name = _scheme(url)
+    if name in _SCRIPT_SCHEMES:
+        msg = f"{name}: URL in {attr}= of {tag} (expected a link to a page or file, never a script URL)"
+        # Material's search "share" button is <a href="javascript:void(0)">: a no-op, allowed outside content.
+        return msg, None if url.lower() == _NOOP else msg
+    if name == "data":
+        return _both(
+            f"data: URL in {attr}= of {tag} (expected a file of this site: a data: URL can carry a page or a script)"
+        )
+    return None
+
+
+def _css_url_problem(url: str, inline: bool) -> tuple[str | None, str | None]:
+    """(in content, in theme) problems of a CSS URL: script URLs anywhere, data: in page content."""
+    name = _scheme(_clean(url))
+    if name in _SCRIPT_SCHEMES:
+        return _both(f"{name}: URL in CSS (expected a file of this site)")
+    if name == "data" and inline:
+        return "data: URL in CSS inside page content (expected a file of this site)", None
+    return None, None
+
+
+def _srcset(value: str) -> list[str]:
+    """Every candidate URL of a srcset, split the way browsers split it (commas may sit in URLs)."""
+    out, pos, n = [], 0, len(value)
+    while True:
+        pos = _SRCSET_GAP.match(value, pos).end()
+        if pos >= n:
+            return out
+        url = _SRCSET_URL.match(value, pos)
+        pos = url.end()
+        candidate = url.group(0)
+        if candidate.endswith(","):
+            candidate = candidate.rstrip(",")
+        else:
+            pos = _SRCSET_DESCRIPTORS.match(value, pos).end()
+        if candidate:
+            out.append(candidate)
+
+
+_SRCSET_GAP = re.compile(r"[\t\n\f\r ,]*")
+_SRCSET_URL = re.compile(r"[^\t\n\f\r ]+")
+_SRCSET_DESCRIPTORS = re.compile(r"(?:[^,(]|\([^)]*\)?)*")
+
+
+def _refresh_url(content: str) -> str:
+    m = re.match(
+        r"[\t\n\f\r ]*[\d.]*[\t\n\f\r ]*[;,]?[\t\n\f\r ]*(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*)", content, re.I | re.S
+    )
+    url = m.group(1) if m else ""
+    if url[:1] in ("'", '"'):
+        url = url[1:].split(url[0], 1)[0]
+    return url
 
 
 def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, set[str]]) -> str | None:
-    url = ref.url.strip()
-    if url.startswith(_HARMLESS):
+    url = ref.url
+    if url.lower().startswith(_HARMLESS) or _scheme(url) == "data":  # data: is reported where it is found
         return None
-    if url.startswith("//") or _SCHEME.match(url):
+    if _foreign(url):
         if ref.loads:
-            return (
-                f"loads '{url}' from another origin "
-                "(expected every script, style, font, image and frame to come from this site)"
-            )
+            return f"loads '{url}' from another origin {_LOADS}"
+        return None
+    if _SCHEME.match(url):  # data:, javascript: are reported where they are found
         return None
     path, _, fragment = url.partition("#")
-    path = path.partition("?")[0]
+    path = path.partition("?")[0].replace("\\", "/")
     if not path:
         target = rel
     else:
@@ -151,3 +771,91 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
         if target in ids and frag not in ids[target]:
             return f"missing anchor '#{frag}' in {target} (expected an element with id=\"{frag}\")"
     return None
+
+
+# ---- CSS tokens -----------------------------------------------------------------------------
+
+_CSS_ESC = r"\\(?:[0-9a-fA-F]{1,6}(?:\r\n|[ \t\r\n\f])?|[^\r\n\f0-9a-fA-F])"
+_CSS_IDENT = rf"(?:--|-?(?:[a-zA-Z_\x80-\U0010ffff]|{_CSS_ESC}))(?:[\w\-\x80-\U0010ffff]|{_CSS_ESC})*"
+_CSS_TOKEN = re.compile(
+    r"(/\*.*?(?:\*/|\Z))"  # 1 comment
+    r"|(\"(?:[^\"\\\r\n\f]|\\(?:\r\n|[\s\S]))*\"?|'(?:[^'\\\r\n\f]|\\(?:\r\n|[\s\S]))*'?)"  # 2 string
+    rf"|@({_CSS_IDENT})"  # 3 at-keyword
+    rf"|({_CSS_IDENT})(\()?"  # 4 identifier, 5 '(' when it names a function
+    r"|([(){};])"  # 6
+    r"|[^\"'/@\\(){};a-zA-Z_\-\x80-\U0010ffff]+|[\s\S]",
+    re.S,
+)
+_CSS_URL_TOKEN = re.compile(
+    rf"[ \t\r\n\f]*((?:[^)\"'(\\ \t\r\n\f\x00-\x08\x0b\x0e-\x1f\x7f]|{_CSS_ESC})*)[ \t\r\n\f]*(?:\)|\Z)"
+)
+_CSS_BAD_URL = re.compile(r"(?:[^)\\]|\\[\s\S])*\)?")
+_CSS_UNESCAPE = re.compile(r"\\(?:([0-9a-fA-F]{1,6})(?:\r\n|[ \t\r\n\f])?|(\r\n|[\n\r\f])|([\s\S]))")
+_CSS_URL_FUNCTIONS = {"url", "src", "image", "image-set", "-webkit-image-set", "cross-fade", "-webkit-cross-fade"}
+
+
+def _css_unescape(text: str) -> str:
+    if "\\" not in text:
+        return text
+
+    def one(m: re.Match) -> str:
+        if m.group(1):
+            cp = int(m.group(1), 16)
+            return chr(cp) if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF else "\ufffd"
+        return "" if m.group(2) else m.group(3)
+
+    return _CSS_UNESCAPE.sub(one, text)
+
+
+def _css_urls(css: str, base: int) -> list[tuple[int, str]]:
+    """(offset, URL) of every url(), src(), image-set() string and @import in a stylesheet."""
+    if "(" not in css and "@" not in css:
+        return []
+    out: list[tuple[int, str]] = []
+    stack: list[str] = []
+    importing = False
+    match = _CSS_TOKEN.match
+    pos, n = 0, len(css)
+    while pos < n:
+        m = match(css, pos)
+        start, pos = m.start(), m.end()
+        group = m.lastindex
+        if group is None or group == 1:
+            continue
+        if group == 2:
+            body = m.group(2)
+            quote = body[0]
+            body = body[1:-1] if len(body) > 1 and body.endswith(quote) else body[1:]
+            if (stack and stack[-1] in _CSS_URL_FUNCTIONS) or (importing and not stack):
+                out.append((base + start, _css_unescape(body)))
+            importing = False
+        elif group == 3:
+            importing = not stack and _css_unescape(m.group(3)).lower() == "import"
+        elif group == 5:
+            fn = _css_unescape(m.group(4)).lower()
+            if fn == "url":
+                skip = pos
+                while skip < n and css[skip] in " \t\r\n\f":
+                    skip += 1
+                if skip < n and css[skip] in "\"'":
+                    stack.append(fn)
+                    continue
+                url = _CSS_URL_TOKEN.match(css, pos)
+                if url:
+                    out.append((base + start, _css_unescape(url.group(1))))
+                    pos = url.end()
+                else:  # a bad url: browsers drop it
+                    pos = _CSS_BAD_URL.match(css, pos).end()
+                importing = False
+            else:
+                stack.append(fn)
+        elif group == 6:
+            ch = m.group(6)
+            if ch == "(":
+                stack.append("")
+            elif ch == ")":
+                if stack:
+                    stack.pop()
+            elif not stack:
+                importing = False
+    return out
