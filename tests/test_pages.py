@@ -2,6 +2,7 @@
 
 import pytest
 
+from kb.pages import split_front_matter
 from kb.project import validate_project
 
 
@@ -113,3 +114,19 @@ def test_nav_entries_and_pages_outside_the_nav(mini):
         "docs/sub/page.md:1: page is not in the nav (expected an entry for 'sub/page.md' in mkdocs.yml)",
         "mkdocs.yml:4: nav entry 'gone.md' names no page (expected docs/gone.md to exist)",
     ]
+
+
+@pytest.mark.parametrize(
+    "front, message",
+    [
+        ('title: "<script>alert(1)</script>"', "front matter 'title' must be plain text on one line"),
+        ('description: "a & b"', "front matter 'description' must be plain text on one line"),
+        ("template: evil.html", "unknown front matter key 'template'"),
+        ("hide: [navigation, everything]", "front matter 'hide' must list some of:"),
+    ],
+)
+def test_front_matter_is_plain_and_known(tmp_path, front, message):
+    text = f"---\nreviewed: 2026-11-01\n{front}\n---\n\n# Page\n"
+    meta, body, line, problems = split_front_matter(text, "docs/p.md")
+    assert [(p.path, p.line) for p in problems] == [("docs/p.md", 3)]
+    assert problems[0].message.startswith(message)

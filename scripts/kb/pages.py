@@ -14,7 +14,7 @@ from .errors import Problem
 from .load import KB
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
-from .yamlload import ConfigLoader, YAMLProblem, parse
+from .yamlload import ConfigLoader, Located, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
 _MD_LINK = re.compile(r"(!?)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -59,7 +59,7 @@ def split_front_matter(text: str, shown: str) -> tuple[dict, str, int, list[Prob
             [Problem(shown, line, msg + (" (expected 'reviewed: YYYY-MM-DD')" if "empty" in p.message else ""))],
         )
     meta = located.data if isinstance(located.data, dict) else {}
-    problems = []
+    problems = _front_matter_fields(meta, located, shown)
     reviewed = meta.get("reviewed")
     if reviewed is None:
         problems.append(Problem(shown, 1, "front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')"))
@@ -72,6 +72,36 @@ def split_front_matter(text: str, shown: str) -> tuple[dict, str, int, list[Prob
             )
         )
     return meta, text[m.end() :], body_line, problems
+
+
+# Front matter the site understands. The theme writes title and description into the page head
+# without escaping, so they (and the banner's applies_to) must be plain one-line text.
+_FRONT_TEXT = ("title", "description", "applies_to")
+_FRONT_KEYS = {"reviewed", *_FRONT_TEXT, "hide", "search", "tags"}
+_HIDE = {"navigation", "toc", "footer", "path", "tags", "feedback"}
+_PLAIN = re.compile(r"[^<>&\x00-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]{1,200}")
+
+
+def _front_matter_fields(meta: dict[str, object], located: Located, shown: str) -> list[Problem]:
+    """Unknown keys, markup in text fields, and odd shapes, each at its line in the file."""
+    problems = []
+    for key, value in meta.items():
+        line = located.line((key,)) + 1
+        if key not in _FRONT_KEYS:
+            expected = ", ".join(sorted(_FRONT_KEYS))
+            problems.append(Problem(shown, line, f"unknown front matter key '{key}' (expected one of: {expected})"))
+        elif key in _FRONT_TEXT and not (isinstance(value, str) and _PLAIN.fullmatch(value)):
+            problems.append(
+                Problem(
+                    shown,
+                    line,
+                    f"front matter '{key}' must be plain text on one line, at most 200 characters, "
+                    "without < > & or control characters (the theme writes it into the page unescaped)",
+                )
+            )
+        elif key == "hide" and not (isinstance(value, list) and set(map(str, value)) <= _HIDE):
+            problems.append(Problem(shown, line, f"front matter 'hide' must list some of: {', '.join(sorted(_HIDE))}"))
+    return problems
 
 
 def _real_date(value: str) -> bool:
