@@ -130,3 +130,13 @@ def test_front_matter_is_plain_and_known(tmp_path, front, message):
     meta, body, line, problems = split_front_matter(text, "docs/p.md")
     assert [(p.path, p.line) for p in problems] == [("docs/p.md", 3)]
     assert problems[0].message.startswith(message)
+
+
+def test_a_raw_html_link_with_an_encoded_script_url_is_named_as_such(mini):
+    page = mini / "docs" / "sub" / "page.md"
+    page.write_text(page.read_text() + '\n<a href="&#106;avascript:alert(1)">x</a>\n')
+    problems = [str(p) for p in validate_project(mini).problems]
+    assert problems == [
+        "docs/sub/page.md:11: raw HTML link '&#106;avascript:alert(1)' uses a script or data URL "
+        "(expected a page or https link)"
+    ]

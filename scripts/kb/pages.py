@@ -3,6 +3,7 @@ links and anchors between pages, images, and external URLs (each must be a regis
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 import unicodedata
@@ -190,8 +191,19 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
             code_free = re.sub(r"(`+).+?\1", "", line)
             for _img, target in _MD_LINK.findall(code_free):
                 problems += _internal(target, lineno, page, by_uri, docs)
-            for target in _HTML_REF.findall(code_free):
-                if re.match(r"^[^:#?]+\.md(?:[#?]|$)", target):
+            for raw in _HTML_REF.findall(code_free):
+                target = html.unescape(raw).strip()
+                if re.match(
+                    r"^[a-z][a-z0-9+.-]*:", re.sub(r"[\s\x00-\x1f]", "", target), re.I
+                ) and not target.startswith(("https:", "http:", "mailto:")):
+                    problems.append(
+                        Problem(
+                            page.shown,
+                            lineno,
+                            f"raw HTML link '{raw}' uses a script or data URL (expected a page or https link)",
+                        )
+                    )
+                elif re.match(r"^[^:#?]+\.md(?:[#?]|$)", target):
                     problems.append(
                         Problem(
                             page.shown,
