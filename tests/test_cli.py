@@ -19,10 +19,11 @@ def test_validate_lists_every_problem_sorted_and_exits_1(mini):
     assert result.returncode == 1
     lines = result.stderr.splitlines()
     assert "Traceback" not in result.stderr
-    assert lines[-1].startswith("13 problem(s) in 0 records")
+    assert lines[-1].startswith("14 problem(s) in 0 records")
     problems = lines[:-1]
     assert problems == sorted(problems)
     assert "docs/data/glossary.yml:1: glossary[0]: missing field 'definition' (expected it to be set)" in problems
+    assert "docs/index.md:1: no front matter (expected a '---' block with 'reviewed: YYYY-MM-DD')" in problems
 
 
 def test_check_site_on_a_missing_folder(tmp_path):

@@ -209,6 +209,81 @@ def f_missing_snippet(r):
     return f"docs/index.md:{line + 1}", "snippet 'no/such/sample.py' not found"
 
 
+# ---- Hostile input (issue 8): each class fails with its file and line ----
+
+
+def f_glossary_term_injects_markup(r):
+    line = append(
+        r,
+        "docs/data/glossary.yml",
+        '- id: injected-term\n  term: "MFU]: x\\n\\n<script>alert(1)</script>"\n  definition: D.\n'
+        "  verified: 2026-11-01\n  checked_against: torch-tpu==0.2.0\n",
+    )
+    return f"docs/data/glossary.yml:{line + 1}", "can't be a tooltip term"
+
+
+def f_control_character_in_a_value(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-cr").replace("Injected.", '"Injected\\r# heading"'))
+    return f"docs/data/claims.yml:{line + 2}", "control character"
+
+
+def f_mistyped_source_on_a_claim_a_page_shows(r):
+    path = r / "docs" / "data" / "claims.yml"
+    text = path.read_text(encoding="utf-8")
+    at = text.index("{id: wheel,")
+    path.write_text(text[:at] + "{id: wheeel," + text[at + len("{id: wheel,") :], encoding="utf-8")
+    return f"docs/data/claims.yml:{text.count(chr(10), 0, at) + 1}", "unknown source 'wheeel'"
+
+
+def f_deep_nesting(r):
+    line = append(r, "docs/data/limits.yml", "- " + "[" * 500 + "]" * 500 + "\n")
+    return f"docs/data/limits.yml:{line}", "nest"
+
+
+def f_alias_bomb(r):
+    bomb = "".join(f"- &a{i} [{', '.join([f'*a{i - 1}'] * 9) if i else 'x'}]\n" for i in range(9))
+    line = append(r, "docs/data/limits.yml", bomb)
+    return f"docs/data/limits.yml:{line}", "alias"
+
+
+def f_symlink_out_of_the_project(r):
+    (r / "docs" / "assets" / "passwd.txt").symlink_to("/etc/passwd")
+    return "docs/assets/passwd.txt:1", "symlink"
+
+
+def f_snippet_outside_the_snippets_folder(r):
+    line = append(r, "docs/index.md", '```text\n--8<-- "../mkdocs.yml"\n```')
+    return f"docs/index.md:{line + 1}", "snippet"
+
+
+def f_front_matter_title_with_markup(r):
+    path = r / "docs" / "about" / "conventions.md"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace("---\n", '---\ntitle: "<img src=x onerror=alert(1)>"\n', 1)
+    )
+    return "docs/about/conventions.md:2", "front matter 'title' must be plain text"
+
+
+def f_script_in_a_page(r):
+    append(r, "docs/index.md", "<script>alert(1)</script>")
+    return "index.html", "script"
+
+
+def f_base_href_to_another_origin(r):
+    append(r, "docs/index.md", '<base href="//other.example/">')
+    return "index.html", "base"
+
+
+def f_javascript_link(r):
+    append(r, "docs/index.md", "[click](javascript:alert(1))")
+    return "index.html", "javascript"
+
+
+def f_style_attribute_loads_elsewhere(r):
+    append(r, "docs/index.md", '<p style="background:URL( //evil.example/x.png )">x</p>')
+    return "index.html", "evil.example"
+
+
 FAULTS = [f for name, f in sorted(globals().items()) if name.startswith("f_")]
 
 

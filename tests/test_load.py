@@ -1,5 +1,8 @@
 """Loading tables: schema errors come back as file:line messages, never tracebacks."""
 
+import contextlib
+import os
+import signal
 import textwrap
 
 import pytest
@@ -7,6 +10,7 @@ import pytest
 from conftest import write_tables
 from kb.errors import KBError
 from kb.load import load_kb, load_table
+from kb.schema import TABLES
 
 
 def problems_of(tmp_path, name, text):
@@ -127,3 +131,89 @@ def test_split_table_files_are_read_in_order(tmp_path):
     kb = load_kb(data, shown_root=tmp_path)
     assert [r.id for r in kb.tables["glossary"]] == ["hbm", "mxu"]
     assert kb.get("glossary", "mxu").path == "docs/data/glossary.extra.yml"
+
+
+# ---- Hostile files: never read outside the project, never block, never a traceback ----
+
+
+@contextlib.contextmanager
+def deadline(seconds: int):
+    """Fail (instead of hanging the run) when the block takes longer than ``seconds``."""
+
+    def expire(signum, frame):
+        raise TimeoutError(f"took longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def load_problems(root) -> list[str]:
+    with deadline(10), pytest.raises(KBError) as exc:
+        load_kb(root / "docs" / "data", shown_root=root)
+    return str(exc.value).splitlines()
+
+
+def test_a_table_part_that_links_out_of_the_project_is_never_read(tmp_path):
+    root = tmp_path / "p"
+    data = write_tables(root / "docs" / "data")
+    secret = tmp_path / "secret.yml"
+    secret.write_text("- {id: leaked, term: SECRET, definition: do not publish}\n")
+    (data / "glossary.evil.yml").symlink_to(secret)
+    assert load_problems(root) == [
+        f"docs/data/glossary.evil.yml:1: symlink leaves the project (points to '{secret}'; expected a file inside the project folder)"
+    ]
+
+
+def test_a_table_part_that_is_a_folder_or_a_fifo(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "claims.folder.yml").mkdir()
+    os.mkfifo(data / "claims.fifo.yml")
+    assert load_problems(tmp_path) == [
+        "docs/data/claims.fifo.yml:1: not a regular file (a FIFO, socket or device; expected a file)",
+        "docs/data/claims.folder.yml:1: is a folder (expected a file)",
+    ]
+
+
+def test_a_main_table_file_that_is_a_folder(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "limits.yml").unlink()
+    (data / "limits.yml").mkdir()
+    assert load_problems(tmp_path) == ["docs/data/limits.yml:1: is a folder (expected a file)"]
+
+
+@pytest.mark.parametrize("table", TABLES)
+def test_every_table_refuses_invisible_characters_with_file_and_line(tmp_path, table):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / f"{table}.extra.yml").write_text("- id: x\n  note: 'safe \u202e}]txet[ '\n", encoding="utf-8")
+    assert load_problems(tmp_path) == [
+        f"docs/data/{table}.extra.yml:2: invisible bidi control U+202E (RIGHT-TO-LEFT OVERRIDE) "
+        "(expected visible text: it can make a line read differently from what it holds)"
+    ]
+
+
+def test_a_deep_table_is_a_problem_with_its_line(tmp_path):
+    _, problems = problems_of(tmp_path, "claims", "- id: a\n  statement: " + "[" * 500 + "]" * 500 + "\n")
+    assert problems == [
+        "docs/data/claims.yml:2: nested more than 32 levels deep (expected at most 32; the tables need 4)"
+    ]
+
+
+def test_a_value_with_line_breaks_keeps_its_problem_on_one_line(tmp_path):
+    text = '- {id: s, title: T, publisher: P, url: "http://x.org/a\\ndocs/data/x.yml:1: forged", accessed: 2026-11-01,\n    kind: news, language: en, verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n'
+    _, problems = problems_of(tmp_path, "sources", text)
+    assert problems == [
+        "docs/data/sources.yml:1: sources[0].url: 'http://x.org/a\\ndocs/data/x.yml:1: forged' is not an absolute https URL (expected https://host/...)"
+    ]
+
+
+def test_a_table_file_name_with_a_line_break_stays_on_one_line(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "claims.x\nforged.yml").write_text("- id: x\n")
+    problems = load_problems(tmp_path)
+    assert "docs/data/claims.x\\nforged.yml:1: claims[0]: missing field 'topic' (expected it to be set)" in problems
+    assert all(line.startswith("docs/data/claims.x\\nforged.yml:1: claims[0]: missing field") for line in problems)

@@ -14,7 +14,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        """One line, always: a line break in a path or message can't forge another ``path:line``."""
+        return f"{self.path}:{self.line}: {self.message}".replace("\r", "\\r").replace("\n", "\\n")
 
 
 class KBError(Exception):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -9,8 +10,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from .errors import KBError, Problem
+from .files import check_entry
 from .schema import TABLES, Model
-from .yamlload import Located, YAMLProblem, load_file
+from .yamlload import Located, YAMLProblem, load_file, one_line
 
 
 @dataclass(frozen=True)
@@ -65,12 +67,25 @@ class KB:
 
 def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
     """Load every table; raise KBError listing all problems found in all files."""
+    kb, problems = read_kb(data_dir, shown_root)
+    if problems:
+        raise KBError(problems)
+    return kb
+
+
+def read_kb(data_dir: Path, shown_root: Path | None = None) -> tuple[KB, list[Problem]]:
+    """Every table that loads, and every problem of every file; never raises for bad input.
+
+    ``shown_root`` is the project folder: paths are shown relative to it, and a table file that
+    is a symlink leading out of it is reported, never read.
+    """
     shown_root = shown_root or data_dir.parent.parent
+    real_root = Path(os.path.realpath(shown_root))
     kb = KB(data_dir)
     problems: list[Problem] = []
     for name in TABLES:
         main = data_dir / f"{name}.yml"
-        if not main.is_file():
+        if not (main.exists() or main.is_symlink()):
             problems.append(
                 Problem(_shown(main, shown_root), 1, f"table '{name}' is missing (expected the file {name}.yml)")
             )
@@ -78,7 +93,12 @@ def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
         kb.tables[name] = []
         # A table may be split by topic: claims.yml plus claims.<part>.yml, read in name order.
         for path in [main, *sorted(data_dir.glob(f"{name}.*.yml"))]:
-            records, found = load_table(name, path, _shown(path, shown_root))
+            shown = _shown(path, shown_root)
+            problem = check_entry(path, shown, real_root, want_dir=False)
+            if problem:  # outside the project, a folder, a FIFO or device, too large: never opened
+                problems.append(problem)
+                continue
+            records, found = load_table(name, path, shown)
             kb.tables[name] += records
             problems += found
     for path in sorted(data_dir.glob("*.y*ml")):
@@ -91,9 +111,7 @@ def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
                     f"table one of: {', '.join(TABLES)})",
                 )
             )
-    if problems:
-        raise KBError(problems)
-    return kb
+    return kb, sorted(set(problems))
 
 
 def load_table(name: str, path: Path, shown: str) -> tuple[list[Record], list[Problem]]:
@@ -147,7 +165,7 @@ def _problem(table: str, i: int, err: dict, located: Located, shown: str, model:
         msg = str(err["ctx"]["error"])
     else:
         msg = f"{err['msg'].lower().replace('input should be', 'expected')}, got {_kind(value)} {value!r}"
-    return Problem(shown, line, f"{where}: {msg}")
+    return Problem(shown, line, one_line(f"{where}: {msg}"))  # a value with line breaks must not split the message
 
 
 def _fields_at(model: type[Model], loc: tuple) -> list[str]:
@@ -185,7 +203,9 @@ def _kind(value: Any) -> str:
 
 
 def _shown(path: Path, root: Path) -> str:
+    """``path`` relative to ``root`` as written (a symlink is named, not its target)."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        shown = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
-        return path.as_posix()
+        shown = path.as_posix()
+    return one_line(shown)  # a line break in a file name must not forge a line of the report

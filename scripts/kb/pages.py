@@ -18,10 +18,15 @@ from .render import Ctx, abbreviations, render_markdown
 from .yamlload import ConfigLoader, Located, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
-_MD_LINK = re.compile(r"(!?)\[(?:[^\[\]]|\[[^\]]*\])*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
-_HTML_REF = re.compile(r"""<(?:a|img|script|link|iframe|source)\b[^>]*?\s(?:href|src)\s*=\s*["']([^"']+)["']""", re.I)
+# Bounded repeats keep these linear on hostile lines (a line of 100,000 '[' or '<a ').
+_MD_LINK = re.compile(
+    r"(!?)\[(?:[^\[\]]|\[[^\[\]]{0,500}\]){0,1000}\]\(\s*<?([^)\s>]{1,2000})>?(?:\s+\"[^\"]{0,500}\")?\s*\)"
+)
+_HTML_REF = re.compile(
+    r"""<(?:a|img|script|link|iframe|source)\b[^<>]{0,2000}?\s(?:href|src)\s*=\s*["']([^"']+)["']""", re.I
+)
 _URL = re.compile(r"""https?://[^\s<>"'`)\]]+""")
-_HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
 _ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}\s*$")
 _RAW_ID = re.compile(r"""\sid\s*=\s*["']([^"']+)["']""")
 _SNIPPET = re.compile(r"""^\s*-{1,}8<-{1,}\s+(["'])([^"']+)\1""")
@@ -137,8 +142,9 @@ def page_anchors(markdown: str) -> set[str]:
     for _, line in prose_lines(markdown):
         h = _HEADING.match(line)
         if h:
-            explicit = _ATTR_ID.search(h.group(2))
-            slug = explicit.group(1) if explicit else slugify(heading_text(h.group(2)))
+            title = h.group(2).rstrip().rstrip("#").rstrip()  # a closing run of '#' is not part of the title
+            explicit = _ATTR_ID.search(title)
+            slug = explicit.group(1) if explicit else slugify(heading_text(title))
             base, n = slug, 1
             while slug in anchors:
                 slug = f"{base}_{n}"
@@ -223,7 +229,11 @@ def _snippet(line: str, lineno: int, page: Page, base: Path) -> list[Problem]:
     if not m:
         return []
     name = m.group(2).split(":")[0]
-    if not (base / name).is_file():
+    path = base / name
+    inside = path.resolve().is_relative_to(base.resolve()) and not name.startswith(("/", "\\")) and "://" not in name
+    if not inside:
+        return [Problem(page.shown, lineno, f"snippet '{name}' is outside snippets/ (expected a file under snippets/)")]
+    if not path.is_file():
         return [Problem(page.shown, lineno, f"snippet '{name}' not found (expected snippets/{name} to exist)")]
     return []
 

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import KBError, Problem
-from .load import KB, load_kb
+from .errors import Problem
+from .files import scan_project
+from .load import KB, read_kb
+from .mdscan import prose_lines
 from .namecheck import check_names
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text
-from .pages import Page, check_nav, check_pages, load_pages
+from .pages import Page, check_nav, check_pages, page_anchors, split_front_matter
+from .render import SHORTCODE, Ctx, render_markdown
 from .validate import validate_kb
 from .wheel import WheelIndex
+from .yamlload import YAMLProblem, check_characters, one_line, read_text
 
 
 @dataclass
@@ -28,31 +33,168 @@ class Project:
 
 
 def validate_project(root: Path, wheel: Path | None = None, package: bool = True) -> Project:
-    """Load and validate the KB, render every page and check its links; collect all problems.
+    """Check the files, load and validate the KB, render every page and check its links.
+
+    The KB is a gate: pages are rendered (and ``project.kb`` is set) only when every table loads
+    and every reference resolves. Otherwise the KB's problems are reported and the page checks
+    that need no KB still run: front matter, characters, links between pages and files, anchors
+    (on pages without shortcodes, whose anchors are known without rendering), snippet includes
+    and the nav. Nothing under docs/ is read before the file scan has found it safe.
 
     With ``package`` (the default), the handbook is also held to the pinned wheel when it is
     cached (or given as ``wheel``); when it is not, a note says the package check was skipped.
     """
     project = Project(root)
-    try:
-        kb = load_kb(project.docs / "data", shown_root=root)
-    except KBError as exc:
-        project.problems = exc.problems
-        return project
-    project.kb = kb
-    project.problems += validate_kb(kb)
-    if project.problems:  # a gate: pages render only from a KB whose references resolve
-        project.problems = sorted(set(project.problems))
-        return project
-    pages, problems = load_pages(project.docs, kb, root)
+    scan = scan_project(root)
+    project.problems += scan.problems
+    kb, problems = read_kb(project.docs / "data", shown_root=root)
+    if not problems:
+        problems = validate_kb(kb)
     project.problems += problems
-    project.problems += check_pages(pages, project.docs, kb)
-    project.problems += check_nav(root, pages)
+    ready = not problems  # the gate: render only from a KB whose references all resolve
+    pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None)
+    project.problems += problems
+    try:
+        if ready:
+            project.problems += check_pages(pages, project.docs, kb)
+        else:  # without sources, every external URL would look unregistered: that check waits for the KB
+            project.problems += [
+                p
+                for p in check_pages(pages, project.docs, KB(kb.root))
+                if "is not a registered source" not in p.message
+            ]
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "docs"))
+    project.problems += _check_nav(root, pages, scan.problems)
     project.pages = {p.src_uri: p for p in pages}
-    if package:
-        project.problems += check_package(project, wheel)
+    if ready:
+        project.kb = kb
+        if package:
+            project.problems += check_package(project, wheel)
     project.problems = sorted(set(project.problems))
     return project
+
+
+# Pages are read by regular expressions (here, in pages.py and in render.py) some of which take
+# time that grows with the square of a line's length on hostile input ('[a' or '<a ' repeated).
+# The largest page is 16 KB and the longest line 516 characters; these limits keep the worst case
+# to seconds. A page past them is reported and checked no further (links to it still resolve).
+MAX_PAGE_BYTES = 256_000
+MAX_LINE = 4_000
+
+
+def _check_nav(root: Path, pages: list[Page], file_problems: list[Problem]) -> list[Problem]:
+    """The nav checks, on a mkdocs.yml the file scan accepted and that is UTF-8 text."""
+    config = root / "mkdocs.yml"
+    if any(p.path == "mkdocs.yml" for p in file_problems):
+        return []  # reported by the scan (outside the project, a FIFO, too large): never read
+    try:
+        if config.is_file():
+            read_text(config, "mkdocs.yml")
+        return check_nav(root, pages)
+    except YAMLProblem as exc:
+        return [exc.problem]
+    except Exception as exc:  # a bug in a check must not become a traceback
+        return [_crash(exc, "mkdocs.yml")]
+
+
+class _AnyAnchor(set):
+    """The anchors of a page that was not rendered: shortcodes add headings, so any anchor may exist."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def read_pages(paths: list[Path], docs: Path, root: Path, kb: KB | None) -> tuple[list[Page], list[Problem]]:
+    """Read ``paths`` (pages the file scan found safe) and, with a KB, render their shortcodes.
+
+    Never raises for bad input: a page that can't be read or rendered is a problem at its line.
+    Without a KB the pages keep their shortcodes, and a page with any has ``_AnyAnchor``. A page
+    that can't be read, or is past a limit, is kept as an empty stand-in, so that the nav and
+    links to it don't report it missing.
+    """
+    pages: list[Page] = []
+    problems: list[Problem] = []
+    for path in paths:
+        src_uri = path.relative_to(docs).as_posix()
+        shown = path.relative_to(root).as_posix()
+        text, found = _read_page(path, shown)
+        problems += found
+        if text is None:
+            pages.append(Page(src_uri, shown, "", anchors=_AnyAnchor()))
+            continue
+        page = Page(src_uri, shown, text)
+        try:
+            page.meta, page.body, page.body_line, found = split_front_matter(text, shown)
+            problems += found  # the front matter's characters are checked by the YAML reader
+            problem = check_characters(page.body, shown, page.body_line, allow="\t")  # code blocks may need tabs
+            if problem:
+                problems.append(problem)
+            if kb is None:
+                page.rendered = page.body
+                has_shortcodes = any(SHORTCODE.search(line) for _, line in prose_lines(page.body))
+                page.anchors = _AnyAnchor() if has_shortcodes else page_anchors(page.body)
+            else:
+                page.rendered, found = render_markdown(page.body, Ctx(kb, src_uri), shown, page.body_line)
+                problems += found
+                page.anchors = page_anchors(page.rendered)
+        except Exception as exc:  # a bug in a renderer or a check must not become a traceback
+            problems.append(_crash(exc, shown))
+            page.rendered, page.anchors = page.body, _AnyAnchor()
+        pages.append(page)
+    return pages, problems
+
+
+def _read_page(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
+    """The text of a page (None when it can't be checked) and the problems with its bytes and lines."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_PAGE_BYTES + 1)
+    except OSError as exc:
+        return None, [Problem(shown, 1, f"cannot be read: {exc.strerror or exc} (expected a readable file)")]
+    if len(raw) > MAX_PAGE_BYTES:
+        return None, [
+            Problem(shown, 1, f"page is larger than {MAX_PAGE_BYTES // 1000} KB (expected at most that; split it)")
+        ]
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return None, [Problem(shown, raw[: exc.start].count(b"\n") + 1, "not valid UTF-8 (expected UTF-8 text)")]
+    for n, line in enumerate(text.split("\n")):
+        if len(line) > MAX_LINE:
+            return None, [
+                Problem(
+                    shown,
+                    n + 1,
+                    f"line of {len(line):,} characters (expected at most {MAX_LINE:,}; break it, "
+                    "and the page is checked once it fits)",
+                )
+            ]
+    return text, []
+
+
+def _crash(exc: Exception, shown: str) -> Problem:
+    """An unexpected exception as a problem where it happened: the traceback names the page (a frame
+    of kb.pages with a ``page``), the line (``lineno``) and the shortcode (``name`` in render's
+    ``replace``); otherwise line 1 of ``shown``."""
+    line, name = 1, None
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        module, code, local = frame.f_globals.get("__name__"), frame.f_code.co_name, frame.f_locals
+        if module == "kb.pages" and isinstance(local.get("page"), Page):
+            shown = local["page"].shown
+        if module in ("kb.pages", "kb.render") and isinstance(local.get("lineno"), int):
+            line = local["lineno"]
+        if module == "kb.render" and code == "replace" and isinstance(local.get("name"), str):
+            name = local["name"]
+    what = f"kb:{name}: the renderer failed" if name else "the page could not be checked"
+    return Problem(
+        shown,
+        line,
+        one_line(
+            f"{what} ({type(exc).__name__}: {exc}) (expected it to work: this is a bug in scripts/kb, "
+            "please report it with this page)"
+        ),
+    )
 
 
 def check_package(project: Project, wheel: Path | None = None, index: WheelIndex | None = None) -> list[Problem]:
