@@ -20,7 +20,7 @@ from .package import (
     read_inventory,
     read_pin,
 )
-from .project import built_sources, check_package, validate_project
+from .project import Project, built_sources, check_package, validate_project
 from .sitecheck import check_site
 
 
@@ -48,6 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         return check_wheel(args)
 
     start = time.perf_counter()
+    project: Project | None
     if args.command == "validate":
         project = validate_project(args.root)
         problems = project.problems

@@ -8,6 +8,7 @@ from .escape import attr, number, svg_text
 
 if TYPE_CHECKING:  # pragma: no cover
     from .load import Record
+    from .schema import Figure, Hardware
 
 HARDWARE_FIELDS = {"hbm_gib": ("HBM per chip", "GiB"), "bf16_tflops": ("bf16 peak per chip", "TFLOP/s")}
 
@@ -47,24 +48,24 @@ def bar_chart(title: str, bars: list[tuple[str, float, str]]) -> str:
     return "".join(parts)
 
 
-def figures_chart(records: list["Record"], title: str) -> str:
+def figures_chart(records: list[Record[Figure]], title: str) -> str:
     """One bar per figure, labelled by its distinguishing conditions."""
     bars = []
     for rec in records:
         f = rec.model
-        c = f.conditions  # type: ignore[attr-defined]
-        label = f"seq {number(c.seq_len)}" if c.seq_len is not None else (c.model or f.metric)  # type: ignore[attr-defined]
+        c = f.conditions
+        label = f"seq {number(c.seq_len)}" if c.seq_len is not None else (c.model or f.metric)
         if c.workload:
             label += f", {c.workload}"
-        tilde = "~" if f.approx else ""  # type: ignore[attr-defined]
-        bars.append((label, f.value, f"{tilde}{number(f.value)} {f.unit} ({f.status})"))  # type: ignore[attr-defined]
+        tilde = "~" if f.approx else ""
+        bars.append((label, f.value, f"{tilde}{number(f.value)} {f.unit} ({f.status})"))
     return bar_chart(title, bars)
 
 
-def hardware_chart(records: list["Record"], field: str) -> str:
+def hardware_chart(records: list[Record[Hardware]], field: str) -> str:
     name, unit = HARDWARE_FIELDS[field]
     bars = []
     for rec in records:
         value = getattr(rec.model, field)
-        bars.append((rec.model.name, value, f"{number(value)} {unit}"))  # type: ignore[attr-defined]
+        bars.append((rec.model.name, value, f"{number(value)} {unit}"))
     return bar_chart(f"{name} by TPU generation ({unit})", bars)

@@ -5,42 +5,62 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeGuard, TypeVar
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from .errors import KBError, Problem
 from .files import check_entry
 from .schema import TABLES, Model
-from .yamlload import Located, YAMLProblem, load_file, one_line
+from .yamlload import KeyPath, Located, YAMLProblem, load_file, one_line
+
+M = TypeVar("M", bound=Model, covariant=True)  # the model of a record's table
+T = TypeVar("T", bound=Model)
 
 
 @dataclass(frozen=True)
-class Record:
-    """A validated row, with the file and line of the row and of each of its fields."""
+class Record(Generic[M]):
+    """A validated row, with the file and line of the row and of each of its fields.
+
+    ``Record[Claim]`` is a row whose model is a ``Claim``; a ``Record[Model]`` may be a row of any
+    table, and ``narrow`` types it as the row of a given one.
+    """
 
     table: str
     index: int
-    model: Model
+    model: M
     path: str
     located: Located
 
     @property
     def id(self) -> str:
-        return self.model.id  # type: ignore[attr-defined]
+        # Every table's model declares an id (schema.TABLES); the Model base, which bounds M, does not.
+        return self.model.id  # type: ignore[attr-defined, no-any-return]
+
+    def narrow(self, kind: type[T]) -> Record[T]:
+        """This record, typed as a row whose model is a ``kind``; TypeError if its model is not one."""
+        if is_row(self, kind):
+            return self
+        raise TypeError(f"{self.where()} is a {type(self.model).__name__}, not a {kind.__name__}")
 
     @property
     def line(self) -> int:
         return self.located.line((self.index,))
 
-    def line_of(self, *field_path: Any) -> int:
+    def line_of(self, *field_path: str | int) -> int:
         """The line of a field (e.g. ``line_of("sources", 0, "id")``)."""
         return self.located.line((self.index, *field_path))
 
-    def where(self, *field_path: Any) -> str:
+    def where(self, *field_path: str | int) -> str:
         """``table[i].field`` for messages."""
         parts = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in field_path)
         return f"{self.table}[{self.index}]{parts}"
+
+
+def is_row(rec: Record[Model], kind: type[T]) -> TypeGuard[Record[T]]:
+    """Whether ``rec``'s model is a ``kind`` (``isinstance`` on the model, which types the record too)."""
+    return isinstance(rec.model, kind)
 
 
 @dataclass
@@ -48,14 +68,18 @@ class KB:
     """Every table, by name, as lists of records, plus an index by id."""
 
     root: Path
-    tables: dict[str, list[Record]] = field(default_factory=dict)
+    tables: dict[str, list[Record[Model]]] = field(default_factory=dict)
 
-    _index: dict[str, dict[str, Record]] = field(default_factory=dict, repr=False)
+    _index: dict[str, dict[str, Record[Model]]] = field(default_factory=dict, repr=False)
 
-    def get(self, table: str, record_id: str) -> Record | None:
+    def get(self, table: str, record_id: str) -> Record[Model] | None:
         return self.index(table).get(record_id)
 
-    def index(self, table: str) -> dict[str, Record]:
+    def rows(self, table: str, kind: type[T]) -> list[Record[T]]:
+        """The records of ``table``, typed by its model ``kind`` (TypeError for a record of another model)."""
+        return [rec.narrow(kind) for rec in self.tables.get(table, [])]
+
+    def index(self, table: str) -> dict[str, Record[Model]]:
         """Records of ``table`` by id (the first of duplicates, which validation reports)."""
         if table not in self._index:
             records = self.tables.get(table, [])
@@ -114,7 +138,7 @@ def read_kb(data_dir: Path, shown_root: Path | None = None) -> tuple[KB, list[Pr
     return kb, sorted(set(problems))
 
 
-def load_table(name: str, path: Path, shown: str) -> tuple[list[Record], list[Problem]]:
+def load_table(name: str, path: Path, shown: str) -> tuple[list[Record[Model]], list[Problem]]:
     """Parse and validate one table file; never raises for bad input."""
     try:
         located = load_file(path, shown)
@@ -129,7 +153,7 @@ def load_table(name: str, path: Path, shown: str) -> tuple[list[Record], list[Pr
             )
         ]
     model = TABLES[name]
-    records: list[Record] = []
+    records: list[Record[Model]] = []
     problems: list[Problem] = []
     for i, row in enumerate(located.data):
         if not isinstance(row, dict):
@@ -147,7 +171,7 @@ def load_table(name: str, path: Path, shown: str) -> tuple[list[Record], list[Pr
     return records, problems
 
 
-def _problem(table: str, i: int, err: dict, located: Located, shown: str, model: type[Model]) -> Problem:
+def _problem(table: str, i: int, err: ErrorDetails, located: Located, shown: str, model: type[Model]) -> Problem:
     loc = tuple(err["loc"])
     where = f"{table}[{i}]" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
     line = located.line((i, *loc))
@@ -168,7 +192,7 @@ def _problem(table: str, i: int, err: dict, located: Located, shown: str, model:
     return Problem(shown, line, one_line(f"{where}: {msg}"))  # a value with line breaks must not split the message
 
 
-def _fields_at(model: type[Model], loc: tuple) -> list[str]:
+def _fields_at(model: type[Model], loc: KeyPath) -> list[str]:
     """Field names of the (sub)model at ``loc``, for 'unknown key' messages."""
     current: Any = model
     for part in loc:

@@ -10,7 +10,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Iterable, Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -19,8 +19,9 @@ from .coverage import API_TOKEN, ENV_TOKEN, _strings
 from .errors import Problem
 from .load import KB, Record
 from .pages import Page
-from .schema import EnvVar, Names
+from .schema import Checked, EnvVar, Model, Names
 from .wheel import WheelIndex
+from .yamlload import KeyPath
 
 # A stated version constraint: `torch>=2.11.0,<=2.15.0`, `Python >=3.11`, `libtpu>=0.0.50`.
 CONSTRAINT = re.compile(
@@ -83,13 +84,13 @@ def allowed_names(kb: KB, index: WheelIndex) -> Allowed:
 # ---- records ----
 
 
-def check_record(rec: Record, index: WheelIndex, pin: str, allowed: Allowed) -> list[Problem]:
+def check_record(rec: Record[Model], index: WheelIndex, pin: str, allowed: Allowed) -> list[Problem]:
     model = rec.model
     problems: list[Problem] = []
     found = f"in {pin}"
-    if getattr(model, "checked_against", None) not in (None, pin):
+    if isinstance(model, Checked) and model.checked_against != pin:
         problems.append(
-            _at(rec, ("checked_against",), f"'{model.checked_against}' is not the pinned release (expected {pin})")  # type: ignore[attr-defined]
+            _at(rec, ("checked_against",), f"'{model.checked_against}' is not the pinned release (expected {pin})")
         )
     if isinstance(model, Names):
         for kind, names in (("api", model.api), ("env", model.env), ("backend", model.backend)):
@@ -127,7 +128,7 @@ def check_record(rec: Record, index: WheelIndex, pin: str, allowed: Allowed) -> 
     return problems
 
 
-def _prose(rec: Record, index: WheelIndex, allowed: Allowed, found: str) -> list[Problem]:
+def _prose(rec: Record[Model], index: WheelIndex, allowed: Allowed, found: str) -> list[Problem]:
     problems = []
     for key, text in _fields(rec.model):
         for token in _tokens(text):
@@ -143,7 +144,7 @@ def _prose(rec: Record, index: WheelIndex, allowed: Allowed, found: str) -> list
     return problems
 
 
-def _locators(rec: Record, index: WheelIndex) -> list[Problem]:
+def _locators(rec: Record[Model], index: WheelIndex) -> list[Problem]:
     problems = []
     for i, ref in enumerate(getattr(rec.model, "sources", [])):
         if ref.id != "wheel":
@@ -169,7 +170,7 @@ def _wheel_file(token: str, index: WheelIndex) -> bool:
     return any(f.rsplit("/", 1)[-1] == token for f in index.files)
 
 
-def _constraints_in_record(rec: Record, index: WheelIndex) -> list[Problem]:
+def _constraints_in_record(rec: Record[Model], index: WheelIndex) -> list[Problem]:
     """Ranges the record states; ``conflicts`` and ``corrects`` quote what other sources said."""
     return [
         _at(rec, (key,), message)
@@ -355,7 +356,7 @@ def _tokens(text: str) -> Iterator[str]:
     yield from ENV_TOKEN.findall(text)
 
 
-def _fields(model: Any) -> Iterator[tuple[str, str]]:
+def _fields(model: Model) -> Iterator[tuple[str, str]]:
     """(top-level field, text) for every string in a record, nested ones included.
 
     Left out: sources (locators are checked apart), the name lists (checked one by one) and an
@@ -368,5 +369,5 @@ def _fields(model: Any) -> Iterator[tuple[str, str]]:
             yield key, text
 
 
-def _at(rec: Record, path: tuple, message: str) -> Problem:
+def _at(rec: Record[Model], path: KeyPath, message: str) -> Problem:
     return Problem(rec.path, rec.line_of(*path), f"{rec.where(*path)}: {message}")

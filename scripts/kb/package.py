@@ -15,6 +15,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from .errors import Problem
 from .wheel import ENV_TOKEN, ClassInfo, ModuleInfo, WheelError, WheelIndex, read_wheel
@@ -107,13 +108,15 @@ def load_index(wheel: Path, cache_dir: Path | None = None) -> WheelIndex:
     return index
 
 
-def _to_json(index: WheelIndex) -> dict:
+def _to_json(index: WheelIndex) -> dict[str, Any]:
     data = dataclasses.asdict(index)
     data["format"] = INDEX_FORMAT
-    return json.loads(json.dumps(data, default=lambda v: sorted(v) if isinstance(v, set) else str(v)))
+    text = json.dumps(data, default=lambda v: sorted(v) if isinstance(v, set) else str(v))
+    plain: dict[str, Any] = json.loads(text)
+    return plain
 
 
-def _from_json(data: dict) -> WheelIndex:
+def _from_json(data: dict[str, Any]) -> WheelIndex:
     if data.pop("format", None) != INDEX_FORMAT:
         raise ValueError("old index format")
     data["modules"] = {k: ModuleInfo(**{**v, "names": set(v["names"])}) for k, v in data["modules"].items()}
@@ -128,7 +131,7 @@ def _from_json(data: dict) -> WheelIndex:
 # ---- inventory: what the pages can render without the wheel ----
 
 
-def inventory(index: WheelIndex) -> dict:
+def inventory(index: WheelIndex) -> dict[str, Any]:
     """The package's user-facing names: public API, env vars it reads, backends, requirements."""
     env = {n for n in index.env | index.env_read if ENV_TOKEN.fullmatch(n) and index.has_env(n)}
     return {
@@ -142,7 +145,7 @@ def inventory(index: WheelIndex) -> dict:
     }
 
 
-def read_inventory(root: Path) -> dict | None:
+def read_inventory(root: Path) -> dict[str, Any] | None:
     path = root / INVENTORY
     if not path.is_file():
         return None

@@ -9,13 +9,15 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote
 
 from .errors import Problem
 from .load import KB
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
-from .yamlload import ConfigLoader, Located, YAMLProblem, parse
+from .schema import Source
+from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
 # Bounded repeats keep these linear on hostile lines (a line of 100,000 '[' or '<a ').
@@ -39,14 +41,14 @@ class Page:
     src_uri: str
     shown: str
     text: str
-    meta: dict = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     body_line: int = 1
     rendered: str = ""
     anchors: set[str] = field(default_factory=set)
 
 
-def split_front_matter(text: str, shown: str) -> tuple[dict, str, int, list[Problem]]:
+def split_front_matter(text: str, shown: str) -> tuple[dict[str, Any], str, int, list[Problem]]:
     """(meta, body, first body line, problems). A page must start with front matter."""
     m = _FRONT.match(text)
     if not m:
@@ -182,7 +184,7 @@ def load_pages(docs: Path, kb: KB, shown_root: Path) -> tuple[list[Page], list[P
 def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
     """Links, anchors, images and external URLs of every page, with their lines."""
     by_uri = {p.src_uri: p for p in pages}
-    urls = {s.model.url.rstrip("/") for s in kb.tables.get("sources", []) if s.model.url}  # type: ignore[attr-defined]
+    urls = {s.model.url.rstrip("/") for s in kb.rows("sources", Source) if s.model.url}
     problems: list[Problem] = []
     snippets = docs.parent / "snippets"
     for page in pages:
@@ -254,7 +256,7 @@ def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
     listed: set[str] = set()
     problems: list[Problem] = []
 
-    def walk(node: object, path: tuple) -> None:
+    def walk(node: object, path: KeyPath) -> None:
         if isinstance(node, list):
             for i, item in enumerate(node):
                 walk(item, path + (i,))
@@ -310,8 +312,9 @@ def _internal(target: str, lineno: int, page: Page, by_uri: dict[str, Page], doc
         return []  # external or mailto: handled by _external
     path, _, anchor = target.partition("#")
     path = unquote(path.split("?")[0])
+    target_page: Page | None
     if not path:
-        target_page: Page | None = page
+        target_page = page
     else:
         if path.startswith("/"):
             return [Problem(page.shown, lineno, f"absolute link '{target}' (expected a path relative to this page)")]

@@ -98,7 +98,7 @@ def _check_nav(root: Path, pages: list[Page], file_problems: list[Problem]) -> l
         return [_crash(exc, "mkdocs.yml")]
 
 
-class _AnyAnchor(set):
+class _AnyAnchor(set[str]):
     """The anchors of a page that was not rendered: shortcodes add headings, so any anchor may exist."""
 
     def __contains__(self, item: object) -> bool:

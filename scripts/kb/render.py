@@ -11,7 +11,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable
+from typing import Any, Callable, TypeVar
 
 from . import charts
 from .coverage import InventoryError, read_inventory, undocumented
@@ -19,10 +19,26 @@ from .errors import Problem
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_rich, md_text, number
 from .load import KB, Record
 from .mdscan import prose_lines
-from .schema import STATUSES, TABLES, Conditions
+from .schema import (
+    STATUSES,
+    TABLES,
+    Claim,
+    Conditions,
+    EnvVar,
+    Figure,
+    Hardware,
+    Integration,
+    Limit,
+    Mode,
+    Model,
+    Source,
+    Sourced,
+    Term,
+)
 
 SHORTCODE = re.compile(r"<!--\s*kb:([A-Za-z_-]*)(.*?)-->")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
+T = TypeVar("T", bound=Model)
 
 
 class ShortcodeError(Exception):
@@ -68,7 +84,7 @@ def badge(ctx: Ctx, status: str) -> str:
     return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ .kb-badge .kb-badge--{status} }}"
 
 
-def outdated(rec: Record) -> str:
+def outdated(rec: Record[Model]) -> str:
     """For a record that documents an old spelling: say so, and give the name the package uses."""
     model = rec.model
     if getattr(model, "spelling", None) != "outdated":
@@ -77,20 +93,20 @@ def outdated(rec: Record) -> str:
     return f" **Outdated spelling, not for new code:** the package uses <code>{text(current)}</code>."
 
 
-def vendor_label(rec: Record) -> str:
+def vendor_label(rec: Record[Model]) -> str:
     by = getattr(rec.model, "measured_by", None)
     return {"vendor": "vendor claim", "customer": "customer claim"}.get(by or "", "")
 
 
-def source_links(ctx: Ctx, rec: Record) -> str:
+def source_links(ctx: Ctx, rec: Record[Sourced]) -> str:
     sources = ctx.kb.index("sources")
     links = []
-    for ref in rec.model.sources:  # type: ignore[attr-defined]
+    for ref in rec.model.sources:
         found = sources.get(ref.id)
         if found is None:  # validation reports it with its line; never a KeyError here
             raise ShortcodeError(f"record '{rec.id}' cites unknown source '{ref.id}'")
-        src = found.model
-        tip = link_title(f"{src.title}, {src.publisher}: {ref.locator}")  # type: ignore[attr-defined]
+        src = found.narrow(Source).model
+        tip = link_title(f"{src.title}, {src.publisher}: {ref.locator}")
         links.append(f'[{md_text(ref.id)}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src }}')
     return " ".join(links)
 
@@ -117,18 +133,26 @@ def conditions(cond: Conditions) -> str:
     return "; ".join(parts) or "not stated by the source"
 
 
-def conflicts(rec: Record) -> str:
-    said = [f"{text(c.source)}: {text(c.says)}" for c in rec.model.conflicts]  # type: ignore[attr-defined]
+def conflicts(rec: Record[Sourced]) -> str:
+    said = [f"{text(c.source)}: {text(c.says)}" for c in rec.model.conflicts]
     return " Who says what: " + "; ".join(said) + "." if said else ""
 
 
 # ---- Filters ----
 
 
-def _field_value(rec: Record, key: str) -> object:
+def _cites(rec: Record[Model]) -> list[str]:
+    """The ids of the sources a record cites (filter_keys allows cites only for tables with sources)."""
+    model = rec.model
+    if not isinstance(model, (Sourced, Term)):
+        raise KeyError("cites")
+    return [r.id for r in model.sources]
+
+
+def _field_value(rec: Record[Model], key: str) -> object:
     model = rec.model
     if key == "cites":
-        return [r.id for r in model.sources]  # type: ignore[attr-defined]
+        return _cites(rec)
     if key in type(model).model_fields:
         return getattr(model, key)
     cond = getattr(model, "conditions", None)
@@ -147,7 +171,7 @@ def filter_keys(table: str) -> list[str]:
     return keys
 
 
-def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record]:
+def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
     """Records of ``table`` matching every filter; a value may list alternatives with commas."""
     if table not in kb.tables:
         raise ShortcodeError(f"unknown table '{table}' (expected one of: {', '.join(kb.tables)})")
@@ -162,7 +186,7 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record]:
         for key, want in filters.items():
             options = want.split(",")
             if key == "cites_kind":
-                kinds = {sources[r.id].model.kind for r in rec.model.sources if r.id in sources}  # type: ignore[attr-defined]
+                kinds = {sources[i].narrow(Source).model.kind for i in _cites(rec) if i in sources}
                 ok = ok and bool(kinds & set(options))
                 continue
             value = _field_value(rec, key)
@@ -174,6 +198,11 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record]:
         shown = " ".join(f"{k}={v}" for k, v in filters.items())
         raise ShortcodeError(f"table '{table}' has no record matching '{shown}' (expected at least one)")
     return out
+
+
+def select_rows(kb: KB, table: str, kind: type[T], filters: dict[str, str]) -> list[Record[T]]:
+    """``select``, with the records typed by the table's model ``kind``."""
+    return [rec.narrow(kind) for rec in select(kb, table, filters)]
 
 
 def _fmt_filter(value: object) -> str:
@@ -193,7 +222,7 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _anchor(prefix: str, rec: Record) -> str:
+def _anchor(prefix: str, rec: Record[Model]) -> str:
     return f'<span class="kb-anchor" id="{prefix}-{attr(rec.id)}"></span>'
 
 
@@ -202,18 +231,23 @@ class Column:
     """One column of a rendered KB table: its header and how a record becomes an escaped cell."""
 
     header: str
-    cell: Callable[[Ctx, Record], str]
+    cell: Callable[[Ctx, Record[Model]], str]
 
 
-def _f(name: str) -> Callable[[Ctx, Record], str]:
+def _typed(kind: type[T], cell: Callable[[Ctx, Record[T]], str]) -> Callable[[Ctx, Record[Model]], str]:
+    """A cell for the rows of the table whose model is ``kind``."""
+    return lambda ctx, r: cell(ctx, r.narrow(kind))
+
+
+def _f(name: str) -> Callable[[Ctx, Record[Model]], str]:
     """A cell with one field as escaped prose (empty when unset)."""
     return lambda ctx, r: text(getattr(r.model, name) or "")
 
 
-def _lead(prefix: str, name: str, bold: bool = True, note: str | None = None) -> Callable[[Ctx, Record], str]:
+def _lead(prefix: str, name: str, bold: bool = True, note: str | None = None) -> Callable[[Ctx, Record[Model]], str]:
     """The first cell: an anchor, the field (bold), and an optional small note under it."""
 
-    def cell(ctx: Ctx, r: Record) -> str:
+    def cell(ctx: Ctx, r: Record[Model]) -> str:
         value = text(getattr(r.model, name))
         extra = getattr(r.model, note, None) if note else None
         small = f"<br><small>{text(extra)}</small>" if extra else ""
@@ -222,66 +256,62 @@ def _lead(prefix: str, name: str, bold: bool = True, note: str | None = None) ->
     return cell
 
 
-def _status(ctx: Ctx, r: Record) -> str:
-    return badge(ctx, r.model.status) + outdated(r)  # type: ignore[attr-defined]
+def _status(ctx: Ctx, r: Record[Sourced]) -> str:
+    return badge(ctx, r.model.status) + outdated(r)
 
 
-def _sources(ctx: Ctx, r: Record) -> str:
-    return source_links(ctx, r)
-
-
-def _source_title(ctx: Ctx, r: Record) -> str:
+def _source_title(ctx: Ctx, r: Record[Source]) -> str:
     s = r.model
-    if s.url:  # type: ignore[attr-defined]
+    if s.url:
         try:
-            name = f"[{text(s.title)}]({https_url(s.url)})"  # type: ignore[attr-defined]
+            name = f"[{text(s.title)}]({https_url(s.url)})"
         except UnsafeValue as exc:
             raise ShortcodeError(f"source '{r.id}': {exc}") from None
     else:
-        name = f"{text(s.title)} (<code>{md_text(s.file)}</code>)"  # type: ignore[attr-defined]
-    note = f" <br><small>{text(s.note)}</small>" if s.note else ""  # type: ignore[attr-defined]
+        name = f"{text(s.title)} (<code>{md_text(s.file)}</code>)"
+    note = f" <br><small>{text(s.note)}</small>" if s.note else ""
     return f"{_anchor('src', r)}<code>{md_text(r.id)}</code> {name}{note}"
 
 
-def _claim(ctx: Ctx, r: Record) -> str:
+def _claim(ctx: Ctx, r: Record[Claim]) -> str:
     c = r.model
-    wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""  # type: ignore[attr-defined]
-    return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"  # type: ignore[attr-defined]
+    wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""
+    return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"
 
 
-def _figure_value(ctx: Ctx, r: Record) -> str:
+def _figure_value(ctx: Ctx, r: Record[Figure]) -> str:
     f = r.model
-    return f"**{text(with_unit(f.value, f.unit, f.approx))}**"  # type: ignore[attr-defined]
+    return f"**{text(with_unit(f.value, f.unit, f.approx))}**"
 
 
-def _claimed_by(ctx: Ctx, r: Record) -> str:
+def _claimed_by(ctx: Ctx, r: Record[Figure]) -> str:
     v = vendor_label(r)
-    return text(r.model.claimed_by) + (f" ({v})" if v else "")  # type: ignore[attr-defined]
+    return text(r.model.claimed_by) + (f" ({v})" if v else "")
 
 
-def _mode_name(ctx: Ctx, r: Record) -> str:
-    return _lead("mode", "name")(ctx, r) + (" (default)" if r.model.default else "")  # type: ignore[attr-defined]
+def _mode_name(ctx: Ctx, r: Record[Mode]) -> str:
+    return _lead("mode", "name")(ctx, r) + (" (default)" if r.model.default else "")
 
 
-def _mode_select(ctx: Ctx, r: Record) -> str:
-    env = r.model.env_var  # type: ignore[attr-defined]
-    return text(r.model.select) + (f"<br>env: <code>{md_text(env)}</code>" if env else "")  # type: ignore[attr-defined]
+def _mode_select(ctx: Ctx, r: Record[Mode]) -> str:
+    env = r.model.env_var
+    return text(r.model.select) + (f"<br>env: <code>{md_text(env)}</code>" if env else "")
 
 
-def _env_name(ctx: Ctx, r: Record) -> str:
-    return f"{_anchor('env', r)}<code>{md_text(r.model.name)}</code>"  # type: ignore[attr-defined]
+def _env_name(ctx: Ctx, r: Record[EnvVar]) -> str:
+    return f"{_anchor('env', r)}<code>{md_text(r.model.name)}</code>"
 
 
-def _with_conflicts(name: str) -> Callable[[Ctx, Record], str]:
-    return lambda ctx, r: text(getattr(r.model, name)) + f"<small>{conflicts(r)}</small>"
+def _with_conflicts(name: str) -> Callable[[Ctx, Record[Model]], str]:
+    return _typed(Sourced, lambda ctx, r: text(getattr(r.model, name)) + f"<small>{conflicts(r)}</small>")
 
 
-def _unit(name: str, unit: str) -> Callable[[Ctx, Record], str]:
+def _unit(name: str, unit: str) -> Callable[[Ctx, Record[Model]], str]:
     return lambda ctx, r: text(with_unit(getattr(r.model, name), unit))
 
 
-def _package(ctx: Ctx, r: Record) -> str:
-    pkg = r.model.package  # type: ignore[attr-defined]
+def _package(ctx: Ctx, r: Record[Integration]) -> str:
+    pkg = r.model.package
     return f"<code>{md_text(pkg)}</code>" if pkg else "none named"
 
 
@@ -290,25 +320,25 @@ def _cells(*pairs: tuple[str, str]) -> list[Column]:
     return [Column(header, _f(name)) for header, name in pairs]
 
 
-STATUS_AND_SOURCES = [Column("Status", _status), Column("Sources", _sources)]
+STATUS_AND_SOURCES = [Column("Status", _typed(Sourced, _status)), Column("Sources", _typed(Sourced, source_links))]
 COLUMNS: dict[str, list[Column]] = {
     "sources": [
-        Column("Source", _source_title),
+        Column("Source", _typed(Source, _source_title)),
         *_cells(("Publisher", "publisher")),
-        Column("Published", lambda ctx, r: text(r.model.published or "undated")),  # type: ignore[attr-defined]
+        Column("Published", _typed(Source, lambda ctx, r: text(r.model.published or "undated"))),
         *_cells(("Kind", "kind"), ("Language", "language"), ("Accessed", "accessed")),
     ],
-    "claims": [Column("Fact", _claim), *STATUS_AND_SOURCES],
+    "claims": [Column("Fact", _typed(Claim, _claim)), *STATUS_AND_SOURCES],
     "figures": [
         Column("Figure", _lead("fig", "metric", bold=False, note="note")),
-        Column("Value", _figure_value),
-        Column("Conditions", lambda ctx, r: text(conditions(r.model.conditions))),  # type: ignore[attr-defined]
-        Column("Claimed by", _claimed_by),
+        Column("Value", _typed(Figure, _figure_value)),
+        Column("Conditions", _typed(Figure, lambda ctx, r: text(conditions(r.model.conditions)))),
+        Column("Claimed by", _typed(Figure, _claimed_by)),
         *STATUS_AND_SOURCES,
     ],
     "modes": [
-        Column("Mode", _mode_name),
-        Column("How to select it", _mode_select),
+        Column("Mode", _typed(Mode, _mode_name)),
+        Column("How to select it", _typed(Mode, _mode_select)),
         *_cells(("Behaviour", "behaviour"), ("Cost", "cost"), ("Use when", "use_when")),
         *STATUS_AND_SOURCES,
     ],
@@ -319,7 +349,7 @@ COLUMNS: dict[str, list[Column]] = {
         *STATUS_AND_SOURCES,
     ],
     "env_vars": [
-        Column("Variable", _env_name),
+        Column("Variable", _typed(EnvVar, _env_name)),
         Column("Purpose", _with_conflicts("purpose")),
         *_cells(("Values", "values"), ("Default", "default"), ("Read when", "read_when")),
         *STATUS_AND_SOURCES,
@@ -339,7 +369,7 @@ COLUMNS: dict[str, list[Column]] = {
     "integrations": [
         Column("Project", _lead("int", "name")),
         *_cells(("Role", "role")),
-        Column("Package", _package),
+        Column("Package", _typed(Integration, _package)),
         *_cells(("Note", "note")),
         *STATUS_AND_SOURCES,
     ],
@@ -350,7 +380,7 @@ COLUMNS: dict[str, list[Column]] = {
 }
 
 
-def table_rows(ctx: Ctx, table: str, records: list[Record]) -> tuple[list[str], list[list[str]]]:
+def table_rows(ctx: Ctx, table: str, records: list[Record[Model]]) -> tuple[list[str], list[list[str]]]:
     """Header and cells for one KB table, through its column specs."""
     columns = COLUMNS[table]
     return [c.header for c in columns], [[c.cell(ctx, r) for c in columns] for r in records]
@@ -380,7 +410,7 @@ def _one(pos: list[str], what: str) -> str:
     return pos[0]
 
 
-def _record(ctx: Ctx, table: str, record_id: str) -> Record:
+def _record(ctx: Ctx, table: str, record_id: str) -> Record[Model]:
     rec = ctx.kb.get(table, record_id)
     if rec is None:
         raise ShortcodeError(f"unknown {table} id '{record_id}' (expected an id from docs/data/{table}.yml)")
@@ -395,21 +425,21 @@ def sc_table(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
 
 def sc_figure(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
-    rec = _record(ctx, "figures", _one(pos, "figure id"))
+    rec = _record(ctx, "figures", _one(pos, "figure id")).narrow(Figure)
     f = rec.model
-    tip = attr(f"{f.metric}: {conditions(f.conditions)}")  # type: ignore[attr-defined]
+    tip = attr(f"{f.metric}: {conditions(f.conditions)}")
     label = vendor_label(rec)
-    extra = "; ".join(x for x in (label, badge(ctx, f.status), source_links(ctx, rec)) if x)  # type: ignore[attr-defined]
-    value = text(with_unit(f.value, f.unit, f.approx))  # type: ignore[attr-defined]
+    extra = "; ".join(x for x in (label, badge(ctx, f.status), source_links(ctx, rec)) if x)
+    value = text(with_unit(f.value, f.unit, f.approx))
     return f'<span class="kb-figure" title="{tip}">{value}</span> <small class="kb-meta">({extra})</small>'
 
 
 def sc_claim(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
-    rec = _record(ctx, "claims", _one(pos, "claim id"))
+    rec = _record(ctx, "claims", _one(pos, "claim id")).narrow(Claim)
     c = rec.model
-    meta = f"{badge(ctx, c.status)}; {source_links(ctx, rec)}"  # type: ignore[attr-defined]
-    return f'{text(c.statement)}{outdated(rec)} <small class="kb-meta">({meta})</small>'  # type: ignore[attr-defined]
+    meta = f"{badge(ctx, c.status)}; {source_links(ctx, rec)}"
+    return f'{text(c.statement)}{outdated(rec)} <small class="kb-meta">({meta})</small>'
 
 
 def sc_badge(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -426,12 +456,12 @@ def _paragraphs(*lines: str) -> str:
     return "\n\n" + "\n\n".join(lines) + "\n\n"
 
 
-def _status_line(ctx: Ctx, rec: Record) -> str:
+def _status_line(ctx: Ctx, rec: Record[Sourced]) -> str:
     """Badge, who says what (for disputed records) and source links."""
-    return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"  # type: ignore[attr-defined]
+    return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"
 
 
-def _labelled(ctx: Ctx, rec: Record, rows: list[tuple[str, str]]) -> str:
+def _labelled(ctx: Ctx, rec: Record[Sourced], rows: list[tuple[str, str]]) -> str:
     """One paragraph per (label, field); the last one ends with the status and sources."""
     lines = [f"**{label}** {text(getattr(rec.model, name))}" for label, name in rows]
     lines[-1] += f" · {_status_line(ctx, rec)}"
@@ -440,7 +470,7 @@ def _labelled(ctx: Ctx, rec: Record, rows: list[tuple[str, str]]) -> str:
 
 def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
-    rec = _record(ctx, "limits", _one(pos, "limit id"))
+    rec = _record(ctx, "limits", _one(pos, "limit id")).narrow(Limit)
     return _labelled(
         ctx,
         rec,
@@ -455,10 +485,10 @@ def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
 
 def sc_mode(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     _no_kw(kw)
-    rec = _record(ctx, "modes", _one(pos, "mode id"))
-    env_var = rec.model.env_var  # type: ignore[attr-defined]
+    rec = _record(ctx, "modes", _one(pos, "mode id")).narrow(Mode)
+    env_var = rec.model.env_var
     env = f" Environment: <code>{md_text(env_var)}</code>." if env_var else ""
-    select = f"**Select it with** {text(rec.model.select)}.{env}"  # type: ignore[attr-defined]
+    select = f"**Select it with** {text(rec.model.select)}.{env}"
     rest = _labelled(ctx, rec, [("Behaviour.", "behaviour"), ("Cost.", "cost"), ("Use it when", "use_when")])
     return "\n\n" + select + rest
 
@@ -469,12 +499,12 @@ def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         field = kw.pop("value", "")
         if field not in charts.HARDWARE_FIELDS:
             raise ShortcodeError(f"chart of hardware needs value= one of {', '.join(charts.HARDWARE_FIELDS)}")
-        return "\n\n" + charts.hardware_chart(select(ctx.kb, "hardware", kw), field) + "\n\n"
+        return "\n\n" + charts.hardware_chart(select_rows(ctx.kb, "hardware", Hardware, kw), field) + "\n\n"
     if table == "figures":
         title = kw.pop("title", "").replace("_", " ")
         if not title:
             raise ShortcodeError("chart of figures needs title=Words_with_underscores")
-        return "\n\n" + charts.figures_chart(select(ctx.kb, "figures", kw), title) + "\n\n"
+        return "\n\n" + charts.figures_chart(select_rows(ctx.kb, "figures", Figure, kw), title) + "\n\n"
     raise ShortcodeError(f"no chart for table '{table}' (expected figures or hardware)")
 
 
@@ -484,14 +514,14 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     if table != "env_vars":
         raise ShortcodeError(f"entries supports the table env_vars only, got '{table}'")
     blocks = []
-    for rec in select(ctx.kb, table, kw):
+    for rec in select_rows(ctx.kb, table, EnvVar, kw):
         v = rec.model
-        old = " (outdated spelling)" if v.spelling == "outdated" else ""  # type: ignore[attr-defined]
+        old = " (outdated spelling)" if v.spelling == "outdated" else ""
         blocks.append(
             _paragraphs(
-                f"### {v.name}{old} {{#env-{rec.id}}}",  # type: ignore[attr-defined]
-                text(v.purpose),  # type: ignore[attr-defined]
-                f"**Values:** {text(v.values)} · **Default:** {text(v.default)} · **Read:** {text(v.read_when)}",  # type: ignore[attr-defined]
+                f"### {v.name}{old} {{#env-{rec.id}}}",
+                text(v.purpose),
+                f"**Values:** {text(v.values)} · **Default:** {text(v.default)} · **Read:** {text(v.read_when)}",
                 _status_line(ctx, rec),
             )
         )
@@ -504,12 +534,12 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         raise ShortcodeError("corrections takes no table name")
     kw = {"cites_kind": "news", "status": "corrected,reported,disputed", **kw}
     rows = []
-    for rec in select(ctx.kb, "claims", kw):
+    for rec in select_rows(ctx.kb, "claims", Claim, kw):
         c = rec.model
-        said = c.corrects or "; ".join(f"{x.source}: {x.says}" for x in c.conflicts) or c.statement  # type: ignore[attr-defined]
+        said = c.corrects or "; ".join(f"{x.source}: {x.says}" for x in c.conflicts) or c.statement
         rows.append(
             [f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)]
-        )  # type: ignore[attr-defined]
+        )
     return "\n\n" + _md_table(["What the reports said", "Status", "What the sources support", "Sources"], rows) + "\n\n"
 
 
@@ -599,14 +629,14 @@ def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Pr
 def abbreviations(kb: KB) -> str:
     """Abbreviation definitions for every glossary term, appended to each page (hover tooltips)."""
     lines = []
-    for rec in kb.tables.get("glossary", []):
+    for rec in kb.rows("glossary", Term):
         t = rec.model
-        tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition  # type: ignore[attr-defined]
-        lines.append(abbr_line(t.term, tip))  # type: ignore[attr-defined]
+        tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
+        lines.append(abbr_line(t.term, tip))
     return "\n\n" + "\n".join(lines) + "\n" if lines else ""
 
 
-def banner(meta: dict, ctx: Ctx) -> str:
+def banner(meta: dict[str, Any], ctx: Ctx) -> str:
     """A one-line 'applies to / reviewed' note shown at the top of a page."""
     parts = []
     if meta.get("applies_to"):

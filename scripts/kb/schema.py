@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Annotated, Literal, Optional
+from typing import Annotated, Literal, Optional, get_args
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -33,7 +33,7 @@ Unit = Literal[
     "contributors",
     "organisations",
 ]
-UNITS: tuple[str, ...] = Unit.__args__  # type: ignore[attr-defined]
+UNITS: tuple[str, ...] = get_args(Unit)
 
 
 def _iso_date(value: object) -> object:

@@ -175,11 +175,12 @@ def check_site(site: Path, source_of: dict[str, str] | None = None) -> list[Prob
             docs[rel] = _scan_html(text, cache, page)
             entity = _ENTITY.search(text) if rel.endswith((".svg", ".xhtml")) else None
             if entity:  # read as XML, an entity can expand into markup this check never sees
-                msg = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
-                docs[rel].events.append(Event(entity.start(), msg, msg, ""))
+                why = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
+                docs[rel].events.append(Event(entity.start(), why, why, ""))
     ids = {rel: doc.ids for rel, doc in docs.items() if not rel.endswith(".css")}
     for rel, doc in docs.items():
-        base, seen = posixpath.dirname(rel), {}
+        base = posixpath.dirname(rel)
+        seen: dict[tuple[str, bool], str | None] = {}
         found: list[tuple[int, str, str | None]] = []
         lo, hi = doc.content
         for ref in doc.refs:
@@ -281,7 +282,9 @@ def _read(site: Path, rel: str, problems: list[Problem]) -> str | None:
         return data.decode("utf-8", "replace")
 
 
-def _locate(site: Path, rel: str, found, shown: str | None, content: tuple[int, int]) -> list[Problem]:
+def _locate(
+    site: Path, rel: str, found: list[tuple[int, str, str | None]], shown: str | None, content: tuple[int, int]
+) -> list[Problem]:
     """Problems with their line in the built file, and where possible the line in the source page."""
     text = _read(site, rel, []) or ""
     source = _source_text(site, shown) if shown else None
@@ -417,7 +420,7 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
             continue
         start = m.start()
         if m.group(4) is not None:
-            rest = _END_REST.match(text, m.end())
+            rest = _always(_END_REST.match(text, m.end()))
             if rest.group(2) is None:
                 break
             pos = rest.end()
@@ -467,8 +470,8 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
                 )
             )
     if page and article >= 0:
-        end = text.rfind("</article")
-        content = (article, end if end > article else n)
+        article_end = text.rfind("</article")
+        content = (article, article_end if article_end > article else n)
     else:
         content = (0, n + 1)
     return _Doc(ids, refs, events, content)
@@ -499,7 +502,7 @@ def _digest(name: str, attr_text: str, end: str | None) -> _Tag:
         attrs.append((m.group(1).lower(), value, m.group(0)))
     if not attrs and name not in ("base", "object", "embed", "applet", "script") and name not in _SPECIAL:
         return _PLAIN
-    first = {}
+    first: dict[str, str] = {}
     for key, value, _raw in attrs:
         first.setdefault(key, value or "")
     ids: list[str] = []
@@ -541,9 +544,9 @@ def _digest(name: str, attr_text: str, end: str | None) -> _Tag:
                         )
         elif key == "style" and value:
             for _off, url in _css_urls(value, 0):
-                problem = _css_url_problem(url, True)
-                if problem[0] or problem[1]:
-                    events.append(problem + (raw,))
+                css_problem = _css_url_problem(url, True)
+                if css_problem[0] or css_problem[1]:
+                    events.append(css_problem + (raw,))
                 else:
                     refs.append((_clean(url), True))
         elif key == "srcdoc":
@@ -592,8 +595,8 @@ def _digest(name: str, attr_text: str, end: str | None) -> _Tag:
             )
         charset = first.get("charset") if "charset" in first else None
         if charset is None and equiv == "content-type":
-            m = _CHARSET.search(first.get("content", ""))
-            charset = m.group(1) if m else None
+            declared = _CHARSET.search(first.get("content", ""))
+            charset = declared.group(1) if declared else None
         if charset is not None and charset.strip().lower() not in ("utf-8", "utf8"):
             events.append(_both(f"page declares charset '{charset}' (expected utf-8)") + ("charset",))
     article = name == "article" and "md-content__inner" in first.get("class", "").split()
@@ -622,7 +625,7 @@ def _script_events(script: tuple[str, bool], body: str, start: int, raw_tag: str
 
 
 def _theme_script(body: str) -> bool:
-    def blank(m: re.Match) -> str:
+    def blank(m: re.Match[str]) -> str:
         literal = m.group(1)
         return m.group(0) if _foreign(literal) or _SCHEME.match(literal) else 'new URL(""'
 
@@ -673,7 +676,7 @@ def _foreign(url: str) -> bool:
     return bool(_SCHEME.match(url)) and not url.lower().startswith(_HARMLESS)
 
 
-def _url_problem(url: str, attr: str, tag: str) -> tuple[str, str] | None:
+def _url_problem(url: str, attr: str, tag: str) -> tuple[str, str | None] | None:
     name = _scheme(url)
     if name in _SCRIPT_SCHEMES:
         msg = f"{name}: URL in {attr}= of {tag} (expected a link to a page or file, never a script URL)"
@@ -698,18 +701,19 @@ def _css_url_problem(url: str, inline: bool) -> tuple[str | None, str | None]:
 
 def _srcset(value: str) -> list[str]:
     """Every candidate URL of a srcset, split the way browsers split it (commas may sit in URLs)."""
-    out, pos, n = [], 0, len(value)
-    while True:
-        pos = _SRCSET_GAP.match(value, pos).end()
+    out: list[str] = []
+    pos, n = 0, len(value)
+    while True:  # the gap and the descriptors may be empty; a URL starts where a gap ends before n
+        pos = _always(_SRCSET_GAP.match(value, pos)).end()
         if pos >= n:
             return out
-        url = _SRCSET_URL.match(value, pos)
+        url = _always(_SRCSET_URL.match(value, pos))
         pos = url.end()
         candidate = url.group(0)
         if candidate.endswith(","):
             candidate = candidate.rstrip(",")
         else:
-            pos = _SRCSET_DESCRIPTORS.match(value, pos).end()
+            pos = _always(_SRCSET_DESCRIPTORS.match(value, pos)).end()
         if candidate:
             out.append(candidate)
 
@@ -717,6 +721,12 @@ def _srcset(value: str) -> list[str]:
 _SRCSET_GAP = re.compile(r"[\t\n\f\r ,]*")
 _SRCSET_URL = re.compile(r"[^\t\n\f\r ]+")
 _SRCSET_DESCRIPTORS = re.compile(r"(?:[^,(]|\([^)]*\)?)*")
+
+
+def _always(m: re.Match[str] | None) -> re.Match[str]:
+    """``m``, from a pattern that cannot fail where it is tried."""
+    assert m is not None
+    return m
 
 
 def _refresh_url(content: str) -> str:
@@ -798,7 +808,7 @@ def _css_unescape(text: str) -> str:
     if "\\" not in text:
         return text
 
-    def one(m: re.Match) -> str:
+    def one(m: re.Match[str]) -> str:
         if m.group(1):
             cp = int(m.group(1), 16)
             return chr(cp) if 0 < cp <= 0x10FFFF and not 0xD800 <= cp <= 0xDFFF else "\ufffd"
@@ -818,6 +828,7 @@ def _css_urls(css: str, base: int) -> list[tuple[int, str]]:
     pos, n = 0, len(css)
     while pos < n:
         m = match(css, pos)
+        assert m is not None  # the last alternative matches any character
         start, pos = m.start(), m.end()
         group = m.lastindex
         if group is None or group == 1:
@@ -845,7 +856,7 @@ def _css_urls(css: str, base: int) -> list[tuple[int, str]]:
                     out.append((base + start, _css_unescape(url.group(1))))
                     pos = url.end()
                 else:  # a bad url: browsers drop it
-                    pos = _CSS_BAD_URL.match(css, pos).end()
+                    pos = _always(_CSS_BAD_URL.match(css, pos)).end()
                 importing = False
             else:
                 stack.append(fn)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 from .errors import Problem
-from .load import KB, Record
-from .schema import PRIMARY_KINDS, Sourced
+from .load import KB, Record, is_row
+from .schema import PRIMARY_KINDS, Model, Source, Sourced
 
 
 def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
@@ -19,10 +19,10 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     for records in kb.tables.values():
         for rec in records:
             problems += _refs(rec, sources, cited)
-            if isinstance(rec.model, Sourced):
+            if is_row(rec, Sourced):
                 problems += _status(rec, sources)
             problems += _verified(rec, today)
-    for rec in kb.tables.get("sources", []):
+    for rec in kb.rows("sources", Source):
         if rec.id not in cited:
             problems.append(
                 Problem(
@@ -32,7 +32,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
                     "(expected every source to back at least one fact; cite it or remove it)",
                 )
             )
-        if rec.model.url is None and rec.model.file is None:  # type: ignore[attr-defined]
+        if rec.model.url is None and rec.model.file is None:
             problems.append(
                 Problem(
                     rec.path,
@@ -41,21 +41,21 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
                     "(expected one of them, so a reader can find it)",
                 )
             )
-        if rec.model.accessed > today:  # type: ignore[attr-defined]
+        if rec.model.accessed > today:
             problems.append(
                 Problem(
                     rec.path,
                     rec.line_of("accessed"),
                     f"{rec.where('accessed')}: {rec.model.accessed} is in the future (expected a date up to {today})",
                 )
-            )  # type: ignore[attr-defined]
+            )
     return problems
 
 
 def _unique_ids(kb: KB) -> list[Problem]:
     problems = []
     for records in kb.tables.values():
-        first: dict[str, Record] = {}
+        first: dict[str, Record[Model]] = {}
         for rec in records:
             if rec.id in first:
                 problems.append(
@@ -71,7 +71,7 @@ def _unique_ids(kb: KB) -> list[Problem]:
     return problems
 
 
-def _refs(rec: Record, sources: dict[str, Record], cited: set[str]) -> list[Problem]:
+def _refs(rec: Record[Model], sources: dict[str, Record[Model]], cited: set[str]) -> list[Problem]:
     """Every source a record points at (sources[] and conflicts[]) must exist."""
     problems = []
     refs = [("sources", i, "id", ref.id) for i, ref in enumerate(getattr(rec.model, "sources", []))]
@@ -90,17 +90,17 @@ def _refs(rec: Record, sources: dict[str, Record], cited: set[str]) -> list[Prob
     return problems
 
 
-def _kinds(rec: Record, sources: dict[str, Record]) -> set[str]:
-    return {sources[r.id].model.kind for r in rec.model.sources if r.id in sources}  # type: ignore[attr-defined]
+def _kinds(rec: Record[Sourced], sources: dict[str, Record[Model]]) -> set[str]:
+    return {sources[r.id].narrow(Source).model.kind for r in rec.model.sources if r.id in sources}
 
 
-def _status(rec: Record, sources: dict[str, Record]) -> list[Problem]:
+def _status(rec: Record[Sourced], sources: dict[str, Record[Model]]) -> list[Problem]:
     """The status rules of about/conventions.md."""
     model = rec.model
-    status = model.status  # type: ignore[attr-defined]
+    status = model.status
     where, line = rec.where("status"), rec.line_of("status")
     has_primary = bool(_kinds(rec, sources) & PRIMARY_KINDS)
-    named = {c.source for c in model.conflicts}  # type: ignore[attr-defined]
+    named = {c.source for c in model.conflicts}
     if status == "confirmed" and not has_primary:
         return [
             Problem(
@@ -141,7 +141,7 @@ def _status(rec: Record, sources: dict[str, Record]) -> list[Problem]:
     return []
 
 
-def _verified(rec: Record, today: dt.date) -> list[Problem]:
+def _verified(rec: Record[Model], today: dt.date) -> list[Problem]:
     verified = getattr(rec.model, "verified", None)
     if verified is not None and verified > today:
         return [

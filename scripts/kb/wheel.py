@@ -257,8 +257,8 @@ def _read_python(index: WheelIndex, name: str, data: bytes) -> None:
     info = ModuleInfo(mod, name)
     index.modules[mod] = info
     package = mod if name.endswith("__init__.py") else mod.rpartition(".")[0]
-    for node in tree.body:
-        _top_level(index, info, node, package)
+    for stmt in tree.body:
+        _top_level(index, info, stmt, package)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             _call(index, node)
@@ -350,16 +350,16 @@ def _call(index: WheelIndex, node: ast.Call) -> None:
     leaf = func.rpartition(".")[2]
     first = node.args[0] if node.args else None
     name_kw = next((k.value for k in node.keywords if k.arg == "name"), None)
-    literal = first if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+    literal = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
     if leaf == "register_backend":
-        for cand in (literal, name_kw):
+        for cand in (first, name_kw):
             if isinstance(cand, ast.Constant) and isinstance(cand.value, str):
                 index.backends.add(cand.value)
     elif leaf in {"rename_privateuse1_backend", "_init_device"} and literal is not None:
-        index.backends.add(literal.value)
+        index.backends.add(literal)
     elif literal is not None and (ENV_CALLS.search(leaf) or func in {"os.getenv", "os.environ.get"}):
-        if re.fullmatch(r"[A-Z][A-Z0-9_]*", literal.value):
-            index.env_read.add(literal.value)
+        if re.fullmatch(r"[A-Z][A-Z0-9_]*", literal):
+            index.env_read.add(literal)
 
 
 # ---- the public API table (public_api.py) ----

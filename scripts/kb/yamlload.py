@@ -28,7 +28,7 @@ from .errors import Problem
 try:  # libyaml is much faster; fall back to the pure-Python parser where it is missing.
     _Base = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Base = yaml.SafeLoader
+    _Base = yaml.SafeLoader  # type: ignore[misc, assignment]  # same interface; mypy checks against CSafeLoader
 
 _BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 
@@ -61,7 +61,7 @@ FORBIDDEN = re.compile(
 _BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-class StrictLoader(_Base):  # type: ignore[misc, valid-type]
+class StrictLoader(_Base):
     """SafeLoader without the timestamp and yes/no/on/off resolvers."""
 
     limits = LIMITS
@@ -87,14 +87,17 @@ class ConfigLoader(StrictLoader):
 ConfigLoader.add_multi_constructor("", lambda loader, suffix, node: f"{node.tag} {node.value}")
 
 
+KeyPath = tuple[str | int, ...]  # where a value is in a document: mapping keys and list indexes
+
+
 @dataclass
 class Located:
     """A parsed document plus the 1-based line of each value, keyed by its path."""
 
     data: Any
-    lines: dict[tuple, int] = field(default_factory=dict)
+    lines: dict[KeyPath, int] = field(default_factory=dict)
 
-    def line(self, path: tuple, default: int = 1) -> int:
+    def line(self, path: KeyPath, default: int = 1) -> int:
         """The line of ``path`` or of its nearest ancestor that has one."""
         while path:
             if path in self.lines:
@@ -190,7 +193,7 @@ def one_line(text: str) -> str:
     return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
 
 
-def parse(text: str, shown: str, loader_class: type = StrictLoader) -> Located:
+def parse(text: str, shown: str, loader_class: type[StrictLoader] = StrictLoader) -> Located:
     """Parse one YAML document into plain data with line numbers, within ``loader_class.limits``."""
     limits: Limits = getattr(loader_class, "limits", LIMITS)
     if len(text) > limits.max_bytes or len(text.encode("utf-8", "surrogatepass")) > limits.max_bytes:
@@ -220,15 +223,14 @@ def parse(text: str, shown: str, loader_class: type = StrictLoader) -> Located:
     return located
 
 
-def _check_events(text: str, shown: str, loader_class: type, limits: Limits) -> None:
+def _check_events(text: str, shown: str, loader_class: type[StrictLoader], limits: Limits) -> None:
     """Walk libyaml's event stream once, flat, and raise at the first event past a limit."""
     depth = nodes = 0
     events = yaml.parse(text, Loader=loader_class)
     try:
         for event in events:
-            kind = type(event)
-            if kind is yaml.ScalarEvent or kind is yaml.SequenceStartEvent or kind is yaml.MappingStartEvent:
-                line = event.start_mark.line + 1
+            if isinstance(event, (yaml.ScalarEvent, yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                line = event.start_mark.line + 1 if event.start_mark else 1
                 nodes += 1
                 if nodes > limits.max_nodes:
                     raise YAMLProblem(
@@ -256,7 +258,7 @@ def _check_events(text: str, shown: str, loader_class: type, limits: Limits) -> 
                             f"explicit tag '{tag}' (expected a plain value without a tag; quote it to make it text)",
                         )
                     )
-                if kind is yaml.ScalarEvent:
+                if isinstance(event, yaml.ScalarEvent):
                     _check_scalar(event, shown, line, limits)
                 else:
                     depth += 1
@@ -269,18 +271,18 @@ def _check_events(text: str, shown: str, loader_class: type, limits: Limits) -> 
                                 f"(expected at most {limits.max_depth}; the tables need 4)",
                             )
                         )
-            elif kind is yaml.SequenceEndEvent or kind is yaml.MappingEndEvent:
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
-            elif kind is yaml.AliasEvent:
+            elif isinstance(event, yaml.AliasEvent):
                 raise YAMLProblem(
                     Problem(
                         shown,
-                        event.start_mark.line + 1,
+                        event.start_mark.line + 1 if event.start_mark else 1,
                         f"alias '*{event.anchor}' (expected no anchors or aliases: write each value out)",
                     )
                 )
     finally:
-        events.close()
+        events.close()  # type: ignore[attr-defined]  # yaml.parse is a generator; its stub says Iterator
 
 
 def _check_scalar(event: yaml.ScalarEvent, shown: str, line: int, limits: Limits) -> None:
@@ -304,7 +306,7 @@ def load_file(path: Path, shown: str) -> Located:
     return parse(read_text(path, shown), shown)
 
 
-def _build(node: yaml.Node, path: tuple, out: Located, shown: str, loader: Any) -> Any:
+def _build(node: yaml.Node, path: KeyPath, out: Located, shown: str, loader: StrictLoader) -> Any:
     out.lines[path] = node.start_mark.line + 1
     if isinstance(node, yaml.MappingNode):
         result: dict[str, Any] = {}
