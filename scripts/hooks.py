@@ -87,7 +87,10 @@ def on_post_template(output_content: str, *, template_name: str, config: MkDocsC
 def on_post_build(config: MkDocsConfig) -> None:
     assert _project is not None
     hints = built_sources(_project.pages, config.use_directory_urls)
-    problems = check_site(Path(config.site_dir), hints)
+    site = Path(config.site_dir)
+    root = Path(config.config_file_path).parent
+    shown = site.relative_to(root).as_posix() if site.is_relative_to(root) else str(site)
+    problems = check_site(site, hints, shown=shown)
     if problems and _serving:
         _report(problems, "built site")
         return

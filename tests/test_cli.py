@@ -39,3 +39,12 @@ def test_validate_says_when_the_package_check_was_skipped(mini):
     result = run([sys.executable, "-m", "kb", "--root", str(mini), "validate"], mini.parent)
     assert result.returncode == 0, result.stderr
     assert "package check skipped: no cached torch-tpu==0.2.0 wheel in .cache/wheels/" in result.stderr
+
+
+def test_check_site_names_the_folder_it_checked(tmp_path):
+    site = tmp_path / "built-elsewhere"
+    site.mkdir()
+    (site / "index.html").write_text('<html><body><img src="//evil.example/x.png"></body></html>\n')
+    result = run([sys.executable, "-m", "kb", "check-site", str(site)], tmp_path)
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"{site}/index.html:1: ")

@@ -62,7 +62,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         project = validate_project(args.root, package=False) if (args.root / "docs").is_dir() else None
         hints = built_sources(project.pages, not args.flat_urls) if project else {}
-        problems = check_site(args.site, hints)
+        problems = check_site(args.site, hints, shown=str(args.site))
         what = f"site {args.site}"
     took = time.perf_counter() - start
     return _finish(problems, f"in {what} ({took:.2f} s)", f"ok: {what} ({took:.2f} s)")

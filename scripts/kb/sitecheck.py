@@ -149,8 +149,11 @@ class _Doc(NamedTuple):
     content: tuple[int, int]  # the untrusted part of the file, as character offsets
 
 
-def check_site(site: Path, source_of: dict[str, str] | None = None) -> list[Problem]:
-    """Every problem in the built site under ``site``. ``source_of`` maps built file -> docs page."""
+def check_site(site: Path, source_of: dict[str, str] | None = None, shown: str | None = None) -> list[Problem]:
+    """Every problem in the built site under ``site``. ``source_of`` maps built file -> docs page.
+
+    Problems name files as ``SHOWN/<file>``: the folder as the caller names it (default: its name)."""
+    prefix = (shown or site.name).rstrip("/") or "."
     site = site.resolve()
     source_of = source_of or {}
     problems: list[Problem] = []
@@ -195,7 +198,7 @@ def check_site(site: Path, source_of: dict[str, str] | None = None) -> list[Prob
                 found.append((ev.offset, msg, ev.needle if inside else None))
         if found:
             problems += _locate(site, rel, found, source_of.get(rel), doc.content)
-    return problems
+    return [Problem(prefix + p.path[4:], p.line, p.message) if p.path.startswith("site/") else p for p in problems]
 
 
 # ---- files ----------------------------------------------------------------------------------
