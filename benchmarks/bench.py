@@ -2,6 +2,7 @@
 
   python benchmarks/bench.py sitecheck [--pages 1000]   built-site check on a generated site
   python benchmarks/bench.py overhead                    KB validation + rendering vs mkdocs build
+  python benchmarks/bench.py scan [--files 10000]        python -m kb scan over generated training scripts
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
 """
@@ -9,6 +10,7 @@ Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import statistics
@@ -90,6 +92,145 @@ def bench_overhead(runs: int) -> None:
         print(f"built-site check of the real site: median {s * 1000:.0f} ms = {100 * s / p:.1f}% of the plain build")
 
 
+SCAN_HEADER = """\
+\"\"\"Training script {i}: a model, a data loader and a loop (generated for the scan benchmark).\"\"\"
+
+import argparse
+import math
+import os
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import DataLoader, Dataset
+"""
+SCAN_CUDA = """\
+import torch.distributed as dist
+
+BACKEND = "nccl"
+DEVICE = "cuda"
+
+
+def setup(rank):
+    dist.init_process_group(BACKEND, rank=rank)
+    torch.cuda.set_device(rank)
+    torch.backends.cuda.matmul.allow_tf32 = True
+    return torch.device(f"cuda:{rank}")
+"""
+SCAN_BODY = """\
+
+class Block{i}(nn.Module):
+    def __init__(self, dim={dim}, hidden={hidden}):
+        super().__init__()
+        self.norm = nn.LayerNorm(dim)
+        self.up = nn.Linear(dim, hidden)
+        self.down = nn.Linear(hidden, dim)
+        self.dropout = nn.Dropout(0.1)
+
+    def forward(self, x):
+        h = self.up(self.norm(x))
+        h = F.gelu(h)
+        return x + self.dropout(self.down(h))
+
+
+class Data{i}(Dataset):
+    def __init__(self, n={n}):
+        self.n = n
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, idx):
+        x = torch.randn({dim})
+        return x, x.sum() > 0
+
+
+def evaluate(model, loader, device):
+    model.eval()
+    correct = 0
+    with torch.no_grad():
+        for x, y in loader:
+            x = x.to(device)
+            logits = model(x).mean(dim=-1)
+            correct += ((logits > 0) == y.to(device)).sum().item()
+    return correct / max(1, len(loader.dataset))
+
+
+def train(args):
+    device = {device}
+    model = Block{i}().to(device)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr)
+    loader = DataLoader(Data{i}(), batch_size=args.batch, num_workers={workers}, shuffle=True)
+    for epoch in range(args.epochs):
+        model.train()
+        for step, (x, y) in enumerate(loader):
+            x = x.to(device)
+            loss = model(x).pow(2).mean()
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            if step % 100 == 0:
+                print(f"epoch {{epoch}} step {{step}} loss {{loss.item():.4f}} lr {{args.lr}}")
+        print("eval", evaluate(model, loader, device), math.sqrt(epoch + 1))
+    return model
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--batch", type=int, default=32)
+    parser.add_argument("--epochs", type=int, default=int(os.environ.get("EPOCHS", 1)))
+    train(parser.parse_args())
+"""
+
+
+def generate_scripts(folder: Path, files: int) -> int:
+    """``files`` training scripts in nested folders, one in three with CUDA/NCCL code; their total lines."""
+    lines = 0
+    for i in range(files):
+        cuda = i % 3 == 0
+        text = SCAN_HEADER.format(i=i) + (SCAN_CUDA if cuda else "")
+        text += SCAN_BODY.format(
+            i=i,
+            dim=64 + i % 7 * 32,
+            hidden=256 + i % 5 * 64,
+            n=1000 + i,
+            device='"cuda" if torch.cuda.is_available() else "cpu"' if cuda else '"cpu"',
+            workers=i % 4,
+        )
+        path = folder / f"team{i % 20}" / f"proj{i % 97}" / f"train_{i}.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        lines += text.count("\n")
+    return lines
+
+
+def bench_scan(files: int, runs: int) -> None:
+    rules = ROOT / "docs" / "data" / "migration_rules.yml"
+    if not rules.is_file():
+        rules = ROOT / "tests" / "scan_rules.yml"
+    with tempfile.TemporaryDirectory() as tmp:
+        lines = generate_scripts(Path(tmp) / "repo", files)
+        print(f"generated {files} files, {lines} lines ({lines / files:.0f} lines per file); rules: {rules.name}")
+        cmd = [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", "--rules", str(rules), "--format", "json"]
+        cmd.append("repo")
+
+        def scan() -> None:
+            result = subprocess.run(cmd, cwd=tmp, env=ENV, capture_output=True, text=True)
+            if result.returncode not in (0, 1):
+                sys.exit(f"scan failed ({result.returncode}):\n{result.stderr[-3000:]}")
+
+        times = timed(scan, runs)
+        result = subprocess.run(cmd, cwd=tmp, env=ENV, capture_output=True, text=True)
+        found = len(json.loads(result.stdout)["findings"])
+        median = statistics.median(times)
+        print(
+            f"python -m kb scan: median {median:.2f} s over {runs} runs (min {min(times):.2f}, max {max(times):.2f}) "
+            f"= {files / median:,.0f} files/s, {lines / median:,.0f} lines/s on {os.cpu_count()} cores; "
+            f"{found} findings"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -98,9 +239,14 @@ def main() -> None:
     a.add_argument("--runs", type=int, default=5)
     b = sub.add_parser("overhead")
     b.add_argument("--runs", type=int, default=3)
+    c = sub.add_parser("scan")
+    c.add_argument("--files", type=int, default=10_000)
+    c.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
     if args.what == "sitecheck":
         bench_sitecheck(args.pages, args.runs)
+    elif args.what == "scan":
+        bench_scan(args.files, args.runs)
     else:
         bench_overhead(args.runs)
 

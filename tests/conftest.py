@@ -88,6 +88,7 @@ MINI_TABLES = {
           checked_against: torch-tpu==0.2.0
         """,
     "integrations": "[]\n",
+    "migration_rules": "[]\n",
     "glossary": """\
         - id: hbm
           term: HBM

@@ -140,3 +140,24 @@ def test_a_raw_html_link_with_an_encoded_script_url_is_named_as_such(mini):
         "docs/sub/page.md:11: raw HTML link '&#106;avascript:alert(1)' uses a script or data URL "
         "(expected a page or https link)"
     ]
+
+
+def test_a_scanner_rule_must_link_to_a_section_that_exists(mini):
+    rules = mini / "docs" / "data" / "migration_rules.yml"
+    api = mini / "docs" / "data" / "api_map.yml"
+    api.write_text(
+        "- {id: a, topic: t, gpu: g, tpu: t, change: same, note: n, status: confirmed,\n"
+        "   sources: [{id: prim, locator: x}], verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n"
+    )
+    rules.write_text(
+        "- id: r\n  match: {call: '*.cuda'}\n  severity: review\n  message: M\n  suggestion: S\n"
+        "  page: sub/page.md#no-such-section\n  rests_on: {table: api_map, id: a}\n  status: confirmed\n"
+        "  sources: [{id: prim, locator: x}]\n  verified: 2026-11-01\n  checked_against: torch-tpu==0.2.0\n"
+    )
+    problems = [str(p) for p in validate_project(mini).problems]
+    assert problems == [
+        "docs/data/migration_rules.yml:6: migration_rules[0].page: no anchor '#no-such-section' in docs/sub/page.md "
+        "(expected the section it explains)"
+    ]
+    rules.write_text(rules.read_text().replace("#no-such-section", "#details"))
+    assert validate_project(mini).problems == []

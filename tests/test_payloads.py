@@ -124,6 +124,19 @@ RECORDS = {
           verified: 2026-11-01
           checked_against: torch-tpu==0.2.0
         """,
+    "migration_rules": """\
+        - id: r
+          match: {call: "*.cuda"}
+          severity: must-change
+          message: SAFE
+          suggestion: SAFE
+          page: migrate/page.md#top
+          rests_on: {table: api_map, id: a}
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
     "integrations": """\
         - id: i
           name: SAFE
@@ -218,6 +231,7 @@ FIELDS = {
     "env_vars": ["purpose", "values", "default", "read_when"],
     "api_map": ["topic", "gpu", "tpu", "note"],
     "integrations": ["name", "role", "package", "note"],
+    "migration_rules": ["message", "suggestion"],
 }
 
 

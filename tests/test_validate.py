@@ -3,7 +3,10 @@
 import datetime as dt
 import textwrap
 
+import pytest
+
 from conftest import MINI_TABLES, write_tables
+from kb.errors import KBError
 from kb.load import load_kb
 from kb.validate import validate_kb
 
@@ -108,3 +111,34 @@ def test_source_needs_url_or_file(tmp_path):
     assert problems(tmp_path, sources=sources) == [
         "docs/data/sources.yml:11: sources[1]: source 'news' has neither url nor file (expected one of them, so a reader can find it)"
     ]
+
+
+def test_a_scanner_rule_must_rest_on_a_record_that_exists(tmp_path):
+    rules = textwrap.dedent("""\
+        - id: r
+          match: {call: "*.cuda"}
+          severity: must-change
+          message: M
+          suggestion: S
+          page: migrate/device-code.md#device-string
+          rests_on: {table: api_map, id: ghost}
+          status: confirmed
+          sources: [{id: prim, locator: x}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """)
+    assert problems(tmp_path, migration_rules=rules) == [
+        "docs/data/migration_rules.yml:7: migration_rules[0].rests_on: no api_map record 'ghost' "
+        "(expected an id from docs/data/api_map.yml)"
+    ]
+
+
+def test_a_scanner_match_names_exactly_one_pattern(tmp_path):
+    rules = "- {id: r, match: {call: a.b, imports: c}}\n"
+    data = write_tables(tmp_path / "docs" / "data", migration_rules=rules)
+    with pytest.raises(KBError) as err:
+        load_kb(data, shown_root=tmp_path)
+    assert (
+        "docs/data/migration_rules.yml:1: migration_rules[0].match: a match names exactly one of call, attribute, "
+        "keyword, imports, detector (got ['call', 'imports'])"
+    ) in [str(p) for p in err.value.problems]

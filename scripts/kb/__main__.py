@@ -1,4 +1,5 @@
-"""Command line: ``python -m kb validate`` (data and pages), ``check-site SITE``, ``check-wheel``."""
+"""Command line: ``python -m kb validate`` (data and pages), ``check-site SITE``, ``check-wheel``,
+``scan PATH...`` (what in PyTorch code ties it to CUDA, NCCL or PyTorch-XLA)."""
 
 from __future__ import annotations
 
@@ -21,6 +22,8 @@ from .package import (
     read_pin,
 )
 from .project import Project, built_sources, check_package, validate_project
+from .scanrun import add_arguments as add_scan_arguments
+from .scanrun import run as run_scan
 from .sitecheck import check_site
 
 
@@ -43,7 +46,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     wheel.add_argument("--offline", action="store_true", help="never download: fail when the wheel is not cached")
     wheel.add_argument("--write-inventory", action="store_true", help=f"rewrite {INVENTORY} from the wheel")
+    scan = sub.add_parser("scan", help="list what in Python code ties it to CUDA, NCCL or PyTorch-XLA")
+    add_scan_arguments(scan)
     args = parser.parse_args(argv)
+    if args.command == "scan":
+        return run_scan(args)
     if args.command == "check-wheel":
         return check_wheel(args)
 

@@ -16,7 +16,7 @@ from .errors import Problem
 from .load import KB
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
-from .schema import Source
+from .schema import MigrationRule, Source
 from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
@@ -352,3 +352,20 @@ def _internal(target: str, lineno: int, page: Page, by_uri: dict[str, Page], doc
 def appendix(kb: KB) -> str:
     """What the hook appends to every page (the glossary's abbreviations)."""
     return abbreviations(kb)
+
+
+def check_rule_pages(kb: KB, pages: list[Page]) -> list[Problem]:
+    """Every scanner rule links to a page and anchor that exist."""
+    by_uri = {p.src_uri: p for p in pages}
+    problems = []
+    for rec in kb.rows("migration_rules", MigrationRule):
+        uri, _, anchor = rec.model.page.partition("#")
+        page = by_uri.get(uri)
+        if page is None or anchor not in page.anchors:
+            what = f"page docs/{uri}" if page is None else f"anchor '#{anchor}' in docs/{uri}"
+            problems.append(
+                Problem(
+                    rec.path, rec.line_of("page"), f"{rec.where('page')}: no {what} (expected the section it explains)"
+                )
+            )
+    return problems

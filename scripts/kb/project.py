@@ -12,7 +12,7 @@ from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_names
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text
-from .pages import Page, check_nav, check_pages, page_anchors, split_front_matter
+from .pages import Page, check_nav, check_pages, check_rule_pages, page_anchors, split_front_matter
 from .render import SHORTCODE, Ctx, render_markdown
 from .validate import validate_kb
 from .wheel import WheelIndex
@@ -57,6 +57,7 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     try:
         if ready:
             project.problems += check_pages(pages, project.docs, kb)
+            project.problems += check_rule_pages(kb, pages)
         else:  # without sources, every external URL would look unregistered: that check waits for the KB
             project.problems += [
                 p

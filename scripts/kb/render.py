@@ -16,7 +16,7 @@ from typing import Any, Callable, TypeVar
 from . import charts
 from .coverage import InventoryError, read_inventory, undocumented
 from .errors import Problem
-from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_rich, md_text, number
+from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
 from .load import KB, Record
 from .mdscan import prose_lines
 from .schema import (
@@ -29,6 +29,7 @@ from .schema import (
     Hardware,
     Integration,
     Limit,
+    MigrationRule,
     Mode,
     Model,
     Source,
@@ -315,6 +316,25 @@ def _package(ctx: Ctx, r: Record[Integration]) -> str:
     return f"<code>{md_text(pkg)}</code>" if pkg else "none named"
 
 
+def _rule(ctx: Ctx, r: Record[MigrationRule]) -> str:
+    """The rule's id and what it matches, as code."""
+    m = r.model.match
+    kind, what = next((k, v) for k, v in m.model_dump().items() if v is not None)
+    if kind == "keyword":
+        shown = f"{what['name']}={what['value']}" if what.get("value") else f"{what['name']}="
+        what = f"{what['call']}({shown})" if what.get("call") else shown
+    return f"{_anchor('rule', r)}<code>{md_text(r.id)}</code><br><small>{md_text(kind)}: {md_code(what)}</small>"
+
+
+def _rule_page(ctx: Ctx, r: Record[MigrationRule]) -> str:
+    page = r.model.page
+    return f"[{md_text(page)}]({ctx.link(page)})"
+
+
+def _rests_on(ctx: Ctx, r: Record[MigrationRule]) -> str:
+    return md_code(f"{r.model.rests_on.table}: {r.model.rests_on.id}")
+
+
 def _cells(*pairs: tuple[str, str]) -> list[Column]:
     """Plain columns: (header, field) pairs, each field shown as escaped prose."""
     return [Column(header, _f(name)) for header, name in pairs]
@@ -371,6 +391,13 @@ COLUMNS: dict[str, list[Column]] = {
         *_cells(("Role", "role")),
         Column("Package", _typed(Integration, _package)),
         *_cells(("Note", "note")),
+        *STATUS_AND_SOURCES,
+    ],
+    "migration_rules": [
+        Column("Rule", _typed(MigrationRule, _rule)),
+        *_cells(("Severity", "severity"), ("What it finds", "message"), ("What to do", "suggestion")),
+        Column("Explained in", _typed(MigrationRule, _rule_page)),
+        Column("Rests on", _typed(MigrationRule, _rests_on)),
         *STATUS_AND_SOURCES,
     ],
     "glossary": [

@@ -6,7 +6,7 @@ import datetime as dt
 import re
 from typing import Annotated, Literal, Optional, get_args
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from .escape import UnsafeValue, abbr_line, https_url
 
@@ -253,6 +253,66 @@ class Term(Names):
     sources: list[SourceRef] = []
 
 
+DottedName = Annotated[str, Field(pattern=r"^(\*\.)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\.\*)?$")]
+Detector = Literal[
+    "cuda-device-string",
+    "cuda-fstring",
+    "init-without-backend",
+    "nonzero",
+    "bool-mask-index",
+    "item-in-loop",
+    "dataloader-fork",
+    "compile-cudagraph-mode",
+    "fullgraph",
+]
+
+
+class KeywordMatch(Model):
+    """A keyword argument, optionally with its (string) value, optionally on one call path."""
+
+    name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    value: Optional[Text] = None
+    call: Optional[DottedName] = None
+
+
+class Match(Model):
+    """Exactly one declarative pattern. Call and attribute paths are dotted as the code imports
+    them (aliases are followed); ``*.name`` matches a method or attribute on any object."""
+
+    call: Optional[DottedName] = None
+    attribute: Optional[DottedName] = None
+    keyword: Optional[KeywordMatch] = None
+    imports: Optional[DottedName] = None
+    detector: Optional[Detector] = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "Match":
+        given = [k for k in ("call", "attribute", "keyword", "imports", "detector") if getattr(self, k) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                f"a match names exactly one of call, attribute, keyword, imports, detector (got {given or 'none'})"
+            )
+        return self
+
+
+class RestsOn(Model):
+    """The api_map or limits record a rule rests on."""
+
+    table: Literal["api_map", "limits"]
+    id: Id
+
+
+class MigrationRule(Sourced):
+    """A scanner rule: what CUDA-only code looks like, and what to do about it on TPU."""
+
+    match: Match
+    severity: Literal["must-change", "review", "info"]
+    message: Text
+    suggestion: Text
+    page: Annotated[str, Field(pattern=r"^[a-z0-9/_-]+\.md#[a-z0-9_-]+$")]
+    rests_on: RestsOn
+
+
 TABLES: dict[str, type[Model]] = {
     "sources": Source,
     "claims": Claim,
@@ -264,4 +324,5 @@ TABLES: dict[str, type[Model]] = {
     "hardware": Hardware,
     "integrations": Integration,
     "glossary": Term,
+    "migration_rules": MigrationRule,
 }

@@ -6,7 +6,7 @@ import datetime as dt
 
 from .errors import Problem
 from .load import KB, Record, is_row
-from .schema import PRIMARY_KINDS, Model, Source, Sourced
+from .schema import PRIMARY_KINDS, MigrationRule, Model, Source, Sourced
 
 
 def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
@@ -22,6 +22,16 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
             if is_row(rec, Sourced):
                 problems += _status(rec, sources)
             problems += _verified(rec, today)
+    for rule in kb.rows("migration_rules", MigrationRule):
+        table, ref = rule.model.rests_on.table, rule.model.rests_on.id
+        if kb.get(table, ref) is None:
+            problems.append(
+                Problem(
+                    rule.path,
+                    rule.line_of("rests_on"),
+                    f"{rule.where('rests_on')}: no {table} record '{ref}' (expected an id from docs/data/{table}.yml)",
+                )
+            )
     for rec in kb.rows("sources", Source):
         if rec.id not in cited:
             problems.append(

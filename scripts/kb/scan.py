@@ -1,0 +1,319 @@
+"""The migration scanner's engine: what in one Python file ties it to CUDA, NCCL or PyTorch-XLA.
+
+Detection walks the syntax tree (``ast``), never the text, so strings, comments and docstrings
+never match. Names and values are resolved by ``scannames`` (imports, aliases, followed values);
+this module walks the tree once, applies the call, attribute, keyword and imports rules at each
+node, and runs the fixed detectors:
+
+- ``cuda-device-string``: "cuda" or "cuda:N" used as a device (``torch.device``, ``.to``,
+  ``device=``, ``device_type=``, ``autocast``, ``torch.set_default_device``), followed through names;
+- ``cuda-fstring``: an f-string (or ``+``, ``%``, ``.format``) that builds ``cuda:{...}``;
+- ``init-without-backend``: ``init_process_group()`` with no backend, in a file that uses CUDA;
+- ``nonzero``: ``.nonzero()`` or ``torch.nonzero`` (not NumPy's);
+- ``bool-mask-index``: reading ``x[mask]`` where the index is a comparison (``x[x > 0]``, ``&``,
+  ``|``, ``~`` of one), or a name bound to one;
+- ``item-in-loop``: ``.item()`` or ``.tolist()`` in the body of a for or while loop or comprehension;
+- ``dataloader-fork``: ``DataLoader(num_workers=N)`` with N > 0 or not a constant, in a file
+  that moves things to a device (``.to``, ``.cuda``, ``torch.device``, ``device=``);
+- ``compile-cudagraph-mode`` and ``fullgraph``: ``torch.compile`` (or ``module.compile``) with
+  ``mode="reduce-overhead"``/``"max-autotune"``, or ``fullgraph=True``.
+
+``scan_file`` reports a file that can't be read, isn't UTF-8 or doesn't parse as a ``Problem``
+(path:line: reason) and never raises for bad input.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Any, Callable
+
+from .errors import Problem
+from .scannames import (
+    AUTOCAST,
+    CUDAGRAPH_MODES,
+    POSITIONAL,
+    FileScan,
+    Finding,
+    Scope,
+    builds_cuda,
+    is_cuda,
+)
+from .scanrules import RuleSet
+
+MAX_BYTES = 5_000_000
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "annotation", "returns"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, type(None)})
+_CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIP_FIELDS)
+    return found
+
+
+class Visitor:
+    """One walk over a module; the state (aliases, findings, file-wide facts) lives in ``FileScan``."""
+
+    def __init__(self, state: FileScan):
+        self.s = state
+        self.det = state.rules.detectors
+        self.devices = "cuda-device-string" in self.det or "init-without-backend" in self.det
+        self.masks = "bool-mask-index" in self.det
+        self.handlers: dict[type, Callable[[Any, Scope, bool], None]] = {
+            ast.Attribute: self.attribute_node,
+            ast.Call: self.call_node,
+            ast.Subscript: self.subscript,
+            ast.JoinedStr: self.formatted,
+            ast.BinOp: self.formatted,
+            ast.FunctionDef: self.function,
+            ast.AsyncFunctionDef: self.function,
+            ast.Lambda: self.function,
+            ast.For: self.loop_node,
+            ast.AsyncFor: self.loop_node,
+            ast.While: self.loop_node,
+            ast.ListComp: self.comprehension,
+            ast.SetComp: self.comprehension,
+            ast.GeneratorExp: self.comprehension,
+            ast.DictComp: self.comprehension,
+            ast.Import: self.import_node,
+            ast.ImportFrom: self.import_node,
+        }
+
+    def run(self, tree: ast.Module) -> None:
+        stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
+        while stack:
+            st = stack.pop()
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                self.s.imports(st)
+            elif isinstance(st, (ast.If, ast.Try, ast.With)):
+                stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
+                stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
+        self.visit(tree, Scope(tree, None), False)
+        s = self.s
+        if s.uses_cuda:
+            for call in s.pending_init:
+                s.detect("init-without-backend", call)
+        if s.moves_to_device:
+            for call, followed in s.pending_loader:
+                s.detect("dataloader-fork", call, followed)
+
+    def visit(self, node: ast.AST, scope: Scope, loop: bool) -> None:
+        handler = self.handlers.get(type(node))
+        if handler is None:
+            self.children(node, scope, loop)
+        else:
+            handler(node, scope, loop)
+
+    def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
+        for name in _fields(type(node)):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if type(item) not in _LEAVES and isinstance(item, ast.AST):
+                        self.visit(item, scope, loop)
+            elif type(value) not in _LEAVES and isinstance(value, ast.AST):
+                self.visit(value, scope, loop)
+
+    def attribute_node(self, node: ast.Attribute, scope: Scope, loop: bool) -> None:
+        self.attribute(node, *self.s.resolve(node))
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if type(root) not in _LEAVES:
+            self.visit(root, scope, loop)
+
+    def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
+        func = node.func
+        path, chain = self.s.resolve(func)
+        self.call(node, path, chain, scope, loop)
+        if isinstance(func, ast.Attribute):  # the callee, resolved once
+            self.attribute(func, path, chain)
+            while isinstance(func, ast.Attribute):
+                func = func.value
+        if type(func) not in _LEAVES:
+            self.visit(func, scope, loop)
+        for arg in node.args:
+            if type(arg) not in _LEAVES:
+                self.visit(arg, scope, loop)
+        for kw in node.keywords:
+            if type(kw.value) not in _LEAVES:
+                self.visit(kw.value, scope, loop)
+
+    def subscript(self, node: ast.Subscript, scope: Scope, loop: bool) -> None:
+        if self.masks and isinstance(node.ctx, ast.Load):
+            mask, followed = self.s.is_mask(node.slice, scope)
+            if mask:
+                self.s.detect("bool-mask-index", node, followed)
+        self.children(node, scope, loop)
+
+    def formatted(self, node: ast.JoinedStr | ast.BinOp, scope: Scope, loop: bool) -> None:
+        if builds_cuda(node):
+            self.s.detect("cuda-fstring", node)
+        self.children(node, scope, loop)
+
+    def loop_node(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, loop: bool) -> None:
+        if isinstance(node, ast.While):
+            self.visit(node.test, scope, True)
+        else:
+            self.visit(node.target, scope, loop)
+            self.visit(node.iter, scope, loop)
+        for st in node.body:
+            self.visit(st, scope, True)
+        for st in node.orelse:
+            self.visit(st, scope, loop)
+
+    def comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: Scope, loop: bool
+    ) -> None:
+        for i, gen in enumerate(node.generators):
+            self.visit(gen.iter, scope, loop if i == 0 else True)
+            for cond in gen.ifs:
+                self.visit(cond, scope, True)
+        for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+            self.visit(part, scope, True)
+
+    def import_node(self, node: ast.Import | ast.ImportFrom, scope: Scope, loop: bool) -> None:
+        self.s.imports(node)
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scope: Scope, loop: bool) -> None:
+        for dec in getattr(node, "decorator_list", ()):
+            self.visit(dec, scope, loop)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default, scope, loop)
+        inner = Scope(node, scope)
+        for st in node.body if isinstance(node.body, list) else [node.body]:
+            self.visit(st, inner, False)
+
+    def attribute(self, node: ast.Attribute, path: str | None, chain: str) -> None:
+        """The outermost attribute of a chain: each prefix of it is matched (same line and column)."""
+        s = self.s
+        if (path and path.startswith(_CUDA_PATHS)) or chain.endswith(".cuda"):
+            s.uses_cuda = True
+        index = s.rules.attributes
+        while index:
+            for rule in index.match(path, chain):
+                s.add(node, rule)
+            cut = chain.rfind(".")
+            chain = chain[: max(cut, 0)]
+            if cut <= 0 or "." not in chain:  # the root name (or expression) is no attribute
+                break
+            path = path[: path.rfind(".")] if path else None
+
+    def call(self, node: ast.Call, path: str | None, chain: str, scope: Scope, loop: bool) -> None:
+        s = self.s
+        func = node.func
+        method = isinstance(func, ast.Attribute)
+        name = chain.rpartition(".")[2]
+        rules = s.rules
+        if rules.calls:
+            for rule in rules.calls.match(path, chain):
+                s.add(node, rule)
+        if rules.keywords:
+            self.keywords(node, path, chain, scope)
+        if (method and name in ("to", "cuda")) or path == "torch.device":
+            s.moves_to_device = True
+        if not self.det:
+            return
+        if self.devices:
+            self.device_strings(node, path, name, method, scope)
+        if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
+            if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
+                s.pending_init.append(node)
+        elif name == "nonzero" and (path.startswith("torch") if path else method):
+            s.detect("nonzero", node)
+        elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
+            s.detect("item-in-loop", node)
+        elif name == "DataLoader":
+            self.dataloader(node, scope)
+        elif name == "compile" and (path == "torch.compile" or (path is None and method)):
+            for kw in node.keywords:
+                v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
+                if v is None:
+                    continue
+                if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
+                    s.detect("compile-cudagraph-mode", node, v.followed)
+                elif kw.arg == "fullgraph" and any(x is True for x in v.known):
+                    s.detect("fullgraph", node, v.followed)
+        elif name == "format" and builds_cuda(node):
+            s.detect("cuda-fstring", node)
+
+    def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
+        s = self.s
+        pairs = [(k.arg, k.value) for k in node.keywords if k.arg]
+        if path in POSITIONAL:
+            pairs += zip(POSITIONAL[path], node.args, strict=False)
+        for kname, expr in pairs:
+            for rule in s.rules.keywords.get(kname, ()):
+                if rule.call is not None and not rule.call.matches(path, chain):
+                    continue
+                if rule.value is None:
+                    s.add(node, rule)
+                    continue
+                v = s.values(expr, scope)
+                if rule.value in v.known:
+                    s.add(node, rule, v.followed)
+
+    def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
+        s = self.s
+        places: list[ast.expr] = []
+        if node.args and (
+            path in ("torch.device", "torch.set_default_device", *AUTOCAST)
+            or (method and name == "to")
+            or (path is None and name == "autocast")
+        ):
+            places.append(node.args[0])
+        for kw in node.keywords:
+            if kw.arg in ("device", "device_type") or (kw.arg == "type" and path == "torch.device"):
+                places.append(kw.value)
+                s.moves_to_device = True
+        for expr in places:
+            v = s.values(expr, scope)
+            if any(is_cuda(x) for x in v.known):
+                s.uses_cuda = True
+                s.detect("cuda-device-string", node, v.followed)
+
+    def dataloader(self, node: ast.Call, scope: Scope) -> None:
+        workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
+        for expr in workers:
+            v = self.s.values(expr, scope)
+            many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
+            if many or v.unknown:
+                self.s.pending_loader.append((node, v.followed))
+
+
+def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
+    """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read."""
+    tree = ast.parse(text, shown)
+    state = FileScan(shown, text, rules)
+    Visitor(state).run(tree)
+    return sorted(state.findings.values())
+
+
+def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:
+    """Scan one file; a file that can't be read, isn't UTF-8 or doesn't parse is a problem."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return [], [Problem(shown, 1, f"can't be read: {exc.strerror or exc}; skipped")]
+    if len(raw) > MAX_BYTES:
+        return [], [Problem(shown, 1, f"larger than {MAX_BYTES // 1_000_000} MB; skipped")]
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        byte = raw[exc.start : exc.start + 1].hex()
+        return [], [Problem(shown, line, f"is not UTF-8 (byte 0x{byte}); skipped")]
+    if "\0" in text:  # Python refuses the whole file (a ValueError or a SyntaxError with no line)
+        return [], [Problem(shown, text[: text.find("\0")].count("\n") + 1, "contains a NUL byte; skipped")]
+    try:
+        return scan_source(text, shown, rules), []
+    except SyntaxError as exc:
+        return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")]
+    except (RecursionError, MemoryError):
+        return [], [Problem(shown, 1, "is nested too deeply to scan; skipped")]

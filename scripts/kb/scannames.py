@@ -1,0 +1,289 @@
+"""The migration scanner's names and values: imports and aliases, scopes, followed values, findings.
+
+Names are resolved through the file's imports (``import torch.distributed as dist`` makes
+``dist.init_process_group`` mean ``torch.distributed.init_process_group``; ``from torch.cuda
+import amp`` makes ``amp.autocast`` mean ``torch.cuda.amp.autocast``). Imports form one table per
+file, whatever the scope they appear in. A value is followed when it is a module-level assignment,
+a simple assignment in the same function or a parameter's default (``device = "cuda"`` then
+``x.to(device)``); a name assigned several times may hold any of its values, and a value that
+can't be known (a loop target, a call) is ``unknown``. A finding made through a followed value
+says ``followed``, any other ``direct``.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import NamedTuple, Union
+
+from .scanrules import RuleSet, ScanRule
+
+CODE_WIDTH = 100
+MAX_FOLLOW = 6  # how many names deep a value is followed
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks Python's tokenizer counts (str.splitlines counts more)
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers")
+CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{}".format(n)
+CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+# Positional arguments that count as a keyword for ``keyword`` rules.
+POSITIONAL: dict[str, tuple[str, ...]] = {
+    "torch.distributed.init_process_group": ("backend",),
+    "torch.device": ("type",),
+    "torch.autocast": ("device_type",),
+    "torch.amp.autocast": ("device_type",),
+}
+AUTOCAST = ("torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast")
+Scoped = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module]
+
+
+class Finding(NamedTuple):
+    """One match: where, what code, which rule, and whether a value was followed to it (a tuple:
+    sorts by path, line, column and rule, and pickles cheaply out of worker processes)."""
+
+    path: str
+    line: int
+    column: int  # 1-based, in characters
+    rule: str
+    severity: str
+    code: str
+    message: str
+    suggestion: str
+    link: str
+    how: str  # direct | followed
+
+
+@dataclass(frozen=True)
+class Values:
+    """What an expression may hold: known constants, whether something is unknown, whether followed."""
+
+    known: tuple[object, ...] = ()
+    unknown: bool = False
+    followed: bool = False
+
+
+def is_cuda(value: object) -> bool:
+    return isinstance(value, str) and (value == "cuda" or value.startswith("cuda:"))
+
+
+class Scope:
+    """A function (or the module) and the simple assignments in it, collected when first needed."""
+
+    def __init__(self, node: Scoped, parent: Scope | None):
+        self.node = node
+        self.parent = parent
+        self._assigned: dict[str, list[ast.expr | None]] | None = None
+        self.params: dict[str, ast.expr | None] = {}
+        if not isinstance(node, ast.Module):
+            a = node.args
+            plain = a.posonlyargs + a.args
+            defaults: list[ast.expr | None] = [None] * (len(plain) - len(a.defaults)) + list(a.defaults)
+            self.params = {p.arg: d for p, d in zip(plain, defaults, strict=True)}
+            self.params.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)})
+            for extra in (a.vararg, a.kwarg):
+                if extra is not None:
+                    self.params[extra.arg] = None
+
+    @property
+    def assigned(self) -> dict[str, list[ast.expr | None]]:
+        if self._assigned is None:
+            self._assigned = _assignments(self.node)
+        return self._assigned
+
+
+def _assignments(node: Scoped) -> dict[str, list[ast.expr | None]]:
+    """Names bound by statements in this scope (not nested ones): their values, None when unknowable."""
+    out: dict[str, list[ast.expr | None]] = {}
+    if isinstance(node, ast.Lambda):
+        return out
+    stack: list[ast.stmt] = list(node.body)
+    while stack:
+        st = stack.pop()
+        if isinstance(st, ast.Assign):
+            for target in st.targets:
+                _bind(target, st.value, out)
+        elif isinstance(st, ast.AnnAssign) and st.value is not None:
+            _bind(st.target, st.value, out)
+        elif isinstance(st, ast.AugAssign):
+            _bind(st.target, None, out)
+        elif isinstance(st, (ast.For, ast.AsyncFor)):
+            _bind(st.target, None, out)
+        elif isinstance(st, (ast.With, ast.AsyncWith)):
+            for item in st.items:
+                if item.optional_vars is not None:
+                    _bind(item.optional_vars, None, out)
+        if isinstance(st, (*_FUNCS, ast.ClassDef)):
+            out.setdefault(st.name, []).append(None)
+            continue
+        for name in _BLOCKS:
+            for child in getattr(st, name, ()):
+                stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+    return out
+
+
+def _bind(target: ast.expr, value: ast.expr | None, out: dict[str, list[ast.expr | None]]) -> None:
+    if isinstance(target, ast.Name):
+        out.setdefault(target.id, []).append(value)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _bind(elt.value if isinstance(elt, ast.Starred) else elt, None, out)
+
+
+@dataclass
+class FileScan:
+    """The state of scanning one parsed file."""
+
+    shown: str
+    text: str
+    rules: RuleSet
+    aliases: dict[str, str] = field(default_factory=dict)
+    findings: dict[tuple[int, int, str], Finding] = field(default_factory=dict)
+    uses_cuda: bool = False
+    moves_to_device: bool = False
+    pending_init: list[ast.Call] = field(default_factory=list)
+    pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
+    _lines: list[str] | None = None
+
+    # -- findings -------------------------------------------------------------------------------
+
+    def add(self, node: ast.expr | ast.stmt, rule: ScanRule, followed: bool = False) -> None:
+        line_no = node.lineno
+        line = self.line(line_no)
+        raw = line.encode("utf-8")
+        start = node.col_offset
+        end = node.end_col_offset if node.end_lineno == line_no and node.end_col_offset is not None else len(raw)
+        column = start + 1 if line.isascii() else len(raw[:start].decode("utf-8", "replace")) + 1
+        key = (line_no, column, rule.id)
+        if key in self.findings:
+            return
+        code = " ".join(raw[start:end].decode("utf-8", "replace").split())
+        if len(code) > CODE_WIDTH:
+            code = code[: CODE_WIDTH - 1] + "…"
+        how = "followed" if followed else "direct"
+        self.findings[key] = Finding(
+            self.shown, line_no, column, rule.id, rule.severity, code, rule.message, rule.suggestion, rule.link, how
+        )
+
+    def line(self, number: int) -> str:
+        if self._lines is None:
+            self._lines = _NEWLINE.split(self.text)
+        return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
+
+    def detect(self, name: str, node: ast.expr | ast.stmt, followed: bool = False) -> None:
+        for rule in self.rules.detectors.get(name, ()):
+            self.add(node, rule, followed)
+
+    # -- names and values -----------------------------------------------------------------------
+
+    def resolve(self, node: ast.expr) -> tuple[str | None, str]:
+        """The dotted path ``node`` names after imports (None when its root is no import) and the
+        access as written (``model.cuda``; ``.cuda`` when the root is an expression)."""
+        attrs: list[str] = []
+        while isinstance(node, ast.Attribute):
+            attrs.append(node.attr)
+            node = node.value
+        attrs.reverse()
+        tail = ".".join(attrs)
+        if isinstance(node, ast.Name):
+            chain = f"{node.id}.{tail}" if tail else node.id
+            base = self.aliases.get(node.id)
+            return (f"{base}.{tail}" if tail else base) if base else None, chain
+        return None, "." + tail if tail else ""
+
+    def imports(self, node: ast.Import | ast.ImportFrom) -> None:
+        modules: list[str] = []
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                modules.append(a.name)
+                if a.asname:
+                    self.aliases[a.asname] = a.name
+                else:
+                    first = a.name.split(".")[0]
+                    self.aliases[first] = first
+        elif node.level == 0 and node.module:
+            modules.append(node.module)
+            for a in node.names:
+                full = f"{node.module}.{a.name}"
+                modules.append(full)
+                if a.name != "*":
+                    self.aliases[a.asname or a.name] = full
+        for rule in self.rules.imports:
+            p = rule.pattern
+            if any(m == p or m.startswith(p + ".") for m in modules):
+                self.add(node, rule)
+        if any(m.startswith(("torch.cuda", "torch.backends.cud")) for m in modules):
+            self.uses_cuda = True
+
+    def exprs(self, name: str, scope: Scope | None) -> list[tuple[ast.expr | None, Scope]]:
+        """The expressions a name may be bound to, each with the scope to read it in."""
+        while scope is not None:
+            if name in scope.assigned:
+                return [(e, scope) for e in scope.assigned[name]]
+            if name in scope.params:
+                default = scope.params[name]
+                return [(default, scope.parent or scope)]
+            scope = scope.parent
+        return []
+
+    def values(self, node: ast.expr | None, scope: Scope, depth: int = 0) -> Values:
+        if node is None:
+            return Values(unknown=True)
+        if isinstance(node, ast.Constant):
+            return Values((node.value,))
+        if builds_cuda(node):
+            return Values((CUDA_FORMATTED,))
+        if isinstance(node, (ast.IfExp, ast.BoolOp)):
+            parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
+            return _union([self.values(p, scope, depth) for p in parts])
+        if isinstance(node, ast.Name) and depth < MAX_FOLLOW:
+            found = self.exprs(node.id, scope)
+            if not found:
+                return Values(unknown=True)
+            v = _union([self.values(e, s, depth + 1) for e, s in found])
+            return Values(v.known, v.unknown, True)
+        return Values(unknown=True)
+
+    def is_mask(self, node: ast.expr, scope: Scope, depth: int = 0) -> tuple[bool, bool]:
+        """Whether an index is a boolean mask (a comparison, or a name bound to one); and followed."""
+        if isinstance(node, ast.Compare):
+            return True, False
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            return self.is_mask(node.operand, scope, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+            left = self.is_mask(node.left, scope, depth)
+            return left if left[0] else self.is_mask(node.right, scope, depth)
+        if isinstance(node, ast.Tuple):
+            for elt in node.elts:
+                found = self.is_mask(elt, scope, depth)
+                if found[0]:
+                    return found
+        if isinstance(node, ast.Name) and depth < MAX_FOLLOW:
+            for e, s in self.exprs(node.id, scope):
+                if e is not None and self.is_mask(e, s, depth + 1)[0]:
+                    return True, True
+        return False, False
+
+
+def _union(parts: list[Values]) -> Values:
+    return Values(
+        tuple(v for p in parts for v in p.known), any(p.unknown for p in parts), any(p.followed for p in parts)
+    )
+
+
+def builds_cuda(node: ast.expr) -> bool:
+    """An f-string, concatenation, ``.format`` or ``%`` that builds ``cuda:<something>``."""
+    if isinstance(node, ast.JoinedStr):
+        for a, b in zip(node.values, node.values[1:], strict=False):
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and isinstance(b, ast.FormattedValue):
+                if a.value.endswith("cuda:"):
+                    return True
+        return False
+    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+        text = node.left.value
+        return (isinstance(node.op, ast.Add) and text.endswith("cuda:")) or (
+            isinstance(node.op, ast.Mod) and "cuda:%" in text
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
+        base = node.func.value
+        return isinstance(base, ast.Constant) and isinstance(base.value, str) and "cuda:{" in base.value
+    return False

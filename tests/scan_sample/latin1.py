@@ -1,0 +1,2 @@
+# café au lait
+import torch_xla
