@@ -514,3 +514,12 @@ def test_dev_scan_runs_from_the_callers_folder():
         assert result.returncode in (0, 1) and json.loads(result.stdout)["files_scanned"] == 1
     else:
         assert result.returncode == 2 and "no rules table" in result.stderr
+
+
+def test_the_real_rules_load_and_a_catch_all_rule_stays_quiet_where_a_specific_one_spoke():
+    real = load_rules([ROOT / "docs" / "data" / "migration_rules.yml"], ROOT)
+    code = "import torch\ntorch.cuda.synchronize()\ntorch.cuda.empty_cache()\n"
+    assert [(f.line, f.rule) for f in scan_source(code, "t.py", real)] == [
+        (2, "cuda-synchronize"),
+        (3, "torch-cuda-other"),
+    ]

@@ -291,7 +291,11 @@ def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
     tree = ast.parse(text, shown)
     state = FileScan(shown, text, rules)
     Visitor(state).run(tree)
-    return sorted(state.findings.values())
+    findings = sorted(state.findings.values())
+    # A catch-all rule (`torch.cuda.*`) stays quiet where a rule for that very name already spoke.
+    broad = rules.broad
+    specific = {(f.line, f.column) for f in findings if f.rule not in broad}
+    return [f for f in findings if f.rule not in broad or (f.line, f.column) not in specific]
 
 
 def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:

@@ -115,10 +115,12 @@ class RuleSet:
     keywords: dict[str, list[ScanRule]] = field(default_factory=dict)
     imports: list[ScanRule] = field(default_factory=list)
     detectors: dict[str, list[ScanRule]] = field(default_factory=dict)
+    broad: frozenset[str] = frozenset()  # ids of catch-all rules (``a.b.*``), quiet where another rule spoke
 
     @classmethod
     def of(cls, rules: list[ScanRule]) -> RuleSet:
-        out = cls(list(rules))
+        broad = frozenset(r.id for r in rules if r.path is not None and r.path.mode == "prefix")
+        out = cls(list(rules), broad=broad)
         for rule in rules:
             if rule.kind == "call":
                 out.calls.add(rule)
