@@ -18,10 +18,11 @@ JSON (``--format json``) is one object, stable across releases (``format`` chang
 Findings are sorted by path, line, column and rule; ``problems`` are files that were not scanned.
 
 SARIF (``--format sarif``) is one run whose ``tool.driver.rules`` are all loaded rules (id,
-shortDescription, fullDescription, helpUri, defaultConfiguration.level: must-change is ``error``,
-review ``warning``, info ``note``) and whose results carry ruleId, ruleIndex, level, message and one
-physical location (uri, startLine, startColumn, snippet). Files that were not scanned are
-``toolExecutionNotifications`` of the run's invocation.
+shortDescription, fullDescription, defaultConfiguration.level: must-change is ``error``, review
+``warning``, info ``note``; properties.link; helpUri only when the link is an absolute URL, as the
+schema's ``"format": "uri"`` asks, i.e. when mkdocs.yml sets ``site_url``) and whose results carry
+ruleId, ruleIndex, level, message and one physical location (uri, startLine, startColumn, snippet).
+Files that were not scanned are ``toolExecutionNotifications`` of the run's invocation.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from .errors import Problem
 from .scannames import Finding
@@ -114,10 +115,10 @@ def sarif_report(findings: list[Finding], problems: list[Problem], rules: list[S
                 "id": r.id,
                 "shortDescription": {"text": r.message},
                 "fullDescription": {"text": r.suggestion},
-                "helpUri": r.link,
                 "defaultConfiguration": {"level": SARIF_LEVEL[r.severity]},
-                "properties": {"severity": r.severity, "match": r.kind},
+                "properties": {"severity": r.severity, "match": r.kind, "link": r.link},
             }
+            | ({"helpUri": r.link} if urlsplit(r.link).scheme else {})
             for r in rules
         ],
     }
