@@ -63,25 +63,6 @@ class Visitor:
         self.det = state.rules.detectors
         self.devices = "cuda-device-string" in self.det or "init-without-backend" in self.det
         self.masks = "bool-mask-index" in self.det
-        self.handlers: dict[type, Callable[[Any, Scope, bool], None]] = {
-            ast.Attribute: self.attribute_node,
-            ast.Call: self.call_node,
-            ast.Subscript: self.subscript,
-            ast.JoinedStr: self.formatted,
-            ast.BinOp: self.formatted,
-            ast.FunctionDef: self.function,
-            ast.AsyncFunctionDef: self.function,
-            ast.Lambda: self.function,
-            ast.For: self.loop_node,
-            ast.AsyncFor: self.loop_node,
-            ast.While: self.loop_node,
-            ast.ListComp: self.comprehension,
-            ast.SetComp: self.comprehension,
-            ast.GeneratorExp: self.comprehension,
-            ast.DictComp: self.comprehension,
-            ast.Import: self.import_node,
-            ast.ImportFrom: self.import_node,
-        }
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -102,11 +83,11 @@ class Visitor:
                 s.detect("dataloader-fork", call, followed)
 
     def visit(self, node: ast.AST, scope: Scope, loop: bool) -> None:
-        handler = self.handlers.get(type(node))
+        handler = _HANDLERS.get(type(node))
         if handler is None:
             self.children(node, scope, loop)
         else:
-            handler(node, scope, loop)
+            handler(self, node, scope, loop)
 
     def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         for name in _fields(type(node)):
@@ -284,6 +265,28 @@ class Visitor:
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
+
+
+# Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
+_HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
+    ast.Attribute: Visitor.attribute_node,
+    ast.Call: Visitor.call_node,
+    ast.Subscript: Visitor.subscript,
+    ast.JoinedStr: Visitor.formatted,
+    ast.BinOp: Visitor.formatted,
+    ast.FunctionDef: Visitor.function,
+    ast.AsyncFunctionDef: Visitor.function,
+    ast.Lambda: Visitor.function,
+    ast.For: Visitor.loop_node,
+    ast.AsyncFor: Visitor.loop_node,
+    ast.While: Visitor.loop_node,
+    ast.ListComp: Visitor.comprehension,
+    ast.SetComp: Visitor.comprehension,
+    ast.GeneratorExp: Visitor.comprehension,
+    ast.DictComp: Visitor.comprehension,
+    ast.Import: Visitor.import_node,
+    ast.ImportFrom: Visitor.import_node,
+}
 
 
 def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:

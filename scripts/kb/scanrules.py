@@ -79,9 +79,14 @@ class PatternIndex:
     exact: dict[str, list[ScanRule]] = field(default_factory=dict)
     suffix: dict[str, list[ScanRule]] = field(default_factory=dict)
     prefix: list[ScanRule] = field(default_factory=list)
+    any_rule: bool = False
+    # The same (path, chain) recurs across a repository (`x.to`, `torch.zeros`): remember the answer.
+    _memo: dict[tuple[str | None, str], tuple[ScanRule, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     def add(self, rule: ScanRule) -> None:
         assert rule.path is not None
+        self.any_rule = True
+        self._memo.clear()
         if rule.path.mode == "exact":
             self.exact.setdefault(rule.path.text, []).append(rule)
         elif rule.path.mode == "suffix":
@@ -89,7 +94,16 @@ class PatternIndex:
         else:
             self.prefix.append(rule)
 
-    def match(self, path: str | None, chain: str) -> list[ScanRule]:
+    def match(self, path: str | None, chain: str) -> tuple[ScanRule, ...]:
+        key = (path, chain)
+        hit = self._memo.get(key)
+        if hit is None:
+            if len(self._memo) > 100_000:
+                self._memo.clear()
+            hit = self._memo[key] = tuple(self._match(path, chain))
+        return hit
+
+    def _match(self, path: str | None, chain: str) -> list[ScanRule]:
         found: list[ScanRule] = []
         if path is not None:
             found += self.exact.get(path, ())
@@ -102,7 +116,7 @@ class PatternIndex:
         return found
 
     def __bool__(self) -> bool:
-        return bool(self.exact or self.suffix or self.prefix)
+        return self.any_rule
 
 
 @dataclass

@@ -62,6 +62,8 @@ def collect(paths: list[str], excludes: list[str]) -> Walk:
 
 def _walk_dir(top: Path, arg: str, exclude: GitIgnoreSpec, walk: Walk, seen: set[str]) -> None:
     real_top = os.path.realpath(top)
+    base = Path(arg).as_posix()
+    excluding = bool(exclude.patterns)
     stack: list[tuple[Path, str, Specs]] = [(top, "", [])]
     while stack:
         folder, rel, specs = stack.pop()
@@ -85,13 +87,17 @@ def _walk_dir(top: Path, arg: str, exclude: GitIgnoreSpec, walk: Walk, seen: set
             except OSError:
                 continue
             if is_dir:
-                if entry.name in SKIP_DIRS or _ignored(exclude, child + "/") or _git_ignored(specs, child + "/"):
+                if entry.name in SKIP_DIRS or (excluding and _ignored(exclude, child + "/")):
+                    continue
+                if specs and _git_ignored(specs, child + "/"):
                     continue
                 stack.append((Path(entry.path), child + "/", specs))
                 continue
-            if not entry.name.endswith(SUFFIX) or _ignored(exclude, child) or _git_ignored(specs, child):
+            if not entry.name.endswith(SUFFIX) or (excluding and _ignored(exclude, child)):
                 continue
-            shown = _shown(arg, child)
+            if specs and _git_ignored(specs, child):
+                continue
+            shown = one_line(posixpath.normpath(posixpath.join(base, child)))
             if is_link:
                 target = os.path.realpath(entry.path)
                 if os.path.isdir(target):
