@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
@@ -32,3 +35,19 @@ def check(root: Path) -> tuple[int, str]:
         return first.returncode, first.stdout + first.stderr
     second = build(root, root / "site")
     return second.returncode, second.stdout + second.stderr
+
+
+@contextlib.contextmanager
+def deadline(seconds: int) -> Iterator[None]:
+    """Fail (instead of hanging the run) when the block takes longer than ``seconds``."""
+
+    def expire(signum: int, frame: object) -> None:
+        raise TimeoutError(f"took longer than {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)

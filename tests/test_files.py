@@ -3,34 +3,17 @@ pipeline (kb.project) gates rendering on a sound KB while the page checks that n
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import time
 from pathlib import Path
 
 import pytest
 
+from buildtools import deadline
 from conftest import write_tables
 from kb import render
 from kb.files import check_files, scan_project
 from kb.project import validate_project
-
-
-@contextlib.contextmanager
-def deadline(seconds: int):
-    """Fail (instead of hanging the run) when the block takes longer than ``seconds``."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def problems(root: Path) -> list[str]:

@@ -1,12 +1,11 @@
 """Loading tables: schema errors come back as file:line messages, never tracebacks."""
 
-import contextlib
 import os
-import signal
 import textwrap
 
 import pytest
 
+from buildtools import deadline
 from conftest import write_tables
 from kb.errors import KBError
 from kb.load import load_kb, load_table
@@ -134,22 +133,6 @@ def test_split_table_files_are_read_in_order(tmp_path):
 
 
 # ---- Hostile files: never read outside the project, never block, never a traceback ----
-
-
-@contextlib.contextmanager
-def deadline(seconds: int):
-    """Fail (instead of hanging the run) when the block takes longer than ``seconds``."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def load_problems(root) -> list[str]:

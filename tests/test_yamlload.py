@@ -1,9 +1,7 @@
 """The strict YAML reader: lines kept, duplicates and bad bytes rejected with a location, and every
 limit (size, nesting, nodes, value length, aliases, tags, characters) a message, never a crash."""
 
-import contextlib
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -12,25 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from buildtools import deadline
 from kb.yamlload import LIMITS, ConfigLoader, YAMLProblem, load_file, parse
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
-
-
-@contextlib.contextmanager
-def deadline(seconds: int):
-    """Fail (instead of hanging the run) when the block takes longer than ``seconds``."""
-
-    def expire(signum, frame):
-        raise TimeoutError(f"took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def problem_of(text: str, loader=None) -> str:

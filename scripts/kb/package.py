@@ -9,7 +9,6 @@ handbook doesn't document yet); ``kb check-wheel`` fails when it no longer match
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 import subprocess
@@ -86,9 +85,11 @@ def fetch_wheel(root: Path, timeout: float = 300) -> Path:
 
 
 def load_index(wheel: Path, cache_dir: Path | None = None) -> WheelIndex:
-    """Read a wheel, reusing a JSON index cached beside it (keyed by the wheel's sha256)."""
+    """Read a wheel, reusing a JSON index cached beside it (keyed by the wheel's size and mtime, so a
+    build does not re-read 100 MB to hash it)."""
     try:
-        digest = hashlib.sha256(wheel.read_bytes()).hexdigest()[:16]
+        stat = wheel.stat()
+        digest = f"{stat.st_size}-{stat.st_mtime_ns}"
     except OSError as exc:
         raise PackageError(Problem(str(wheel), 1, f"can't read the wheel ({exc.strerror})")) from None
     cached = (cache_dir or wheel.parent) / f"{wheel.name}.{digest}.index.json"
