@@ -39,13 +39,27 @@ from .scannames import (
     builds_cuda,
     is_cuda,
 )
-from .scanrules import RuleSet
+from .scanrules import RuleSet, ScanRule
 
 MAX_BYTES = 5_000_000
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "annotation", "returns"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, type(None)})
 _CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
+_DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these calls' first argument
+_DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST})
+
+
+def _node_types(kind: type) -> set[type]:
+    out = {kind}
+    sub: type
+    for sub in kind.__subclasses__():
+        out |= _node_types(sub)
+    return out
+
+
+# Every node type worth visiting: a type-set lookup is cheaper than isinstance() on each field.
+_WALK = frozenset(_node_types(ast.AST) - _LEAVES)
 
 
 def _fields(kind: type) -> tuple[str, ...]:
@@ -90,14 +104,17 @@ class Visitor:
             handler(self, node, scope, loop)
 
     def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
-        for name in _fields(type(node)):
+        kind = type(node)
+        fields = _FIELDS.get(kind) or _fields(kind)
+        walk = _WALK
+        for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
-                    if type(item) not in _LEAVES and isinstance(item, ast.AST):
+                    if type(item) in walk:
                         self.visit(item, scope, loop)
-            elif type(value) not in _LEAVES and isinstance(value, ast.AST):
-                self.visit(value, scope, loop)
+            elif type(value) in walk:
+                self.visit(value, scope, loop)  # type: ignore[arg-type]  # a node: its type is in _WALK
 
     def attribute_node(self, node: ast.Attribute, scope: Scope, loop: bool) -> None:
         self.attribute(node, *self.s.resolve(node))
@@ -173,17 +190,17 @@ class Visitor:
     def attribute(self, node: ast.Attribute, path: str | None, chain: str) -> None:
         """The outermost attribute of a chain: each prefix of it is matched (same line and column)."""
         s = self.s
-        if (path and path.startswith(_CUDA_PATHS)) or chain.endswith(".cuda"):
+        key = (path, chain)
+        hit = _PREFIXES.get(key)
+        if hit is None or hit[0] is not s.rules:
+            hit = _PREFIXES[key] = (s.rules, _prefix_rules(s.rules, path, chain))
+            if len(_PREFIXES) > 100_000:
+                _PREFIXES.clear()
+        cuda, rules = hit[1]
+        if cuda:
             s.uses_cuda = True
-        index = s.rules.attributes
-        while index:
-            for rule in index.match(path, chain):
-                s.add(node, rule)
-            cut = chain.rfind(".")
-            chain = chain[: max(cut, 0)]
-            if cut <= 0 or "." not in chain:  # the root name (or expression) is no attribute
-                break
-            path = path[: path.rfind(".")] if path else None
+        for rule in rules:
+            s.add(node, rule)
 
     def call(self, node: ast.Call, path: str | None, chain: str, scope: Scope, loop: bool) -> None:
         s = self.s
@@ -194,13 +211,13 @@ class Visitor:
         if rules.calls:
             for rule in rules.calls.match(path, chain):
                 s.add(node, rule)
-        if rules.keywords:
+        if rules.keywords and (node.keywords or path in POSITIONAL):
             self.keywords(node, path, chain, scope)
         if (method and name in ("to", "cuda")) or path == "torch.device":
             s.moves_to_device = True
         if not self.det:
             return
-        if self.devices:
+        if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
@@ -266,6 +283,24 @@ class Visitor:
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
 
+
+def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, tuple[ScanRule, ...]]:
+    """Whether an attribute chain touches CUDA, and the attribute rules its prefixes match."""
+    cuda = bool((path and path.startswith(_CUDA_PATHS)) or chain.endswith(".cuda"))
+    found: list[ScanRule] = []
+    index = rules.attributes
+    while index:
+        found += index.match(path, chain)
+        cut = chain.rfind(".")
+        chain = chain[: max(cut, 0)]
+        if cut <= 0 or "." not in chain:  # the root name (or expression) is no attribute
+            break
+        path = path[: path.rfind(".")] if path else None
+    return cuda, tuple(found)
+
+
+# (path, chain) -> (the rule set, its answer): the same chains recur across a repository.
+_PREFIXES: dict[tuple[str | None, str], tuple[RuleSet, tuple[bool, tuple[ScanRule, ...]]]] = {}
 
 # Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
 _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
