@@ -23,16 +23,23 @@ inline scripts Material emits (known by hash), a JSON data block, or a same-orig
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import html
 import os
 import posixpath
 import re
+from collections.abc import Mapping
+from itertools import accumulate
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote
 
 from .errors import Problem
+from .sitepaths import built_file
+
+if TYPE_CHECKING:  # multiprocessing is imported only when a second process is started
+    from multiprocessing.connection import Connection
 
 MAX_BYTES = 32 * 1024 * 1024  # a page or stylesheet larger than this is reported, not read
 _DOCUMENTS = (".html", ".htm", ".xhtml", ".svg")  # read as markup (an .svg opened directly runs scripts)
@@ -66,6 +73,9 @@ _RAW = ("script", "style", "textarea", "title", "xmp", "iframe", "noembed", "nof
 _RAW_END = {name: re.compile(rf"</{name}(?=[\t\n\f\r />])", re.I) for name in _RAW}
 _HIDDEN_END = re.compile(rf"</(?:{'|'.join(_RAW)})(?=[\t\n\f\r />])", re.I)
 _SHORTCODE = re.compile(r"<!--\s*kb:")
+_LEFTOVER = "shortcode left unrendered (expected the hook to replace every '<!-- kb:' comment)"
+_ESC_CHAR = re.compile("\x1b")
+_ESC = "an ESC control character (expected plain UTF-8 text: ESC sequences make browsers read the page as ISO-2022-JP)"
 _ENTITY = re.compile(r"<!ENTITY", re.I)
 _CHARSET = re.compile(r"charset\s*=\s*[\"']?([^\s\"';]*)", re.I)
 
@@ -142,24 +152,143 @@ class Event(NamedTuple):
     needle: str  # text to look for in the Markdown source, to name its line
 
 
-class _Doc(NamedTuple):
+class _Part(NamedTuple):
+    """What one stretch of a file holds, with offsets from its start."""
+
     ids: set[str]
     refs: list[Ref]
     events: list[Event]
+    article: int  # where Material's content <article> starts, or -1
+    foreign: bool  # an <svg> or <math> is still open at its end
+    complete: bool  # it ends in the data state (see _scan_part)
+
+
+class _Doc(NamedTuple):
+    ids: set[str]
+    parts: list[tuple[int, _Bits]]  # (offset in the file, what that stretch holds)
     content: tuple[int, int]  # the untrusted part of the file, as character offsets
 
 
-def check_site(site: Path, source_of: dict[str, str] | None = None, shown: str | None = None) -> list[Problem]:
+def check_site(
+    site: Path,
+    source_of: dict[str, str] | None = None,
+    shown: str | None = None,
+    redirects: Mapping[str, str] | None = None,
+    workers: int = 2,
+) -> list[Problem]:
     """Every problem in the built site under ``site``. ``source_of`` maps built file -> docs page.
+
+    ``redirects`` maps a built redirect page (``old/index.html``) to the exact text the redirect
+    plugin writes for it from the validated map: such a page may hold the plugin's script and meta
+    refresh; any other text there is a problem. Its links are still resolved.
+
+    ``workers``: 2 reads half the files in a second process (when there are enough of them).
 
     Problems name files as ``SHOWN/<file>``: the folder as the caller names it (default: its name)."""
     prefix = (shown or site.name).rstrip("/") or "."
     site = site.resolve()
     source_of = source_of or {}
+    redirects = redirects or {}
     problems: list[Problem] = []
-    files, readable = _walk(site, problems)
+    collecting = gc.isenabled()
+    gc.disable()  # the check makes many small objects and no cycles: the cyclic collector only costs time
+    try:
+        files, readable = _walk(site, problems)
+        problems += _parallel(site, files, readable, source_of, redirects, workers)
+    finally:
+        if collecting:
+            gc.enable()
+    return [Problem(prefix + p.path[4:], p.line, p.message) if p.path.startswith("site/") else p for p in problems]
+
+
+def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
+    """Map each built page to its Markdown source (``docs/...``), for error hints; without reading
+    or validating the pages, so a site check doesn't pay for the whole knowledge base."""
+    if not docs.is_dir():
+        return {}
+    out = {}
+    for path in sorted(docs.rglob("*.md")):
+        uri = path.relative_to(docs).as_posix()
+        out[built_file(uri, directory_urls)] = f"{docs.name}/{uri}"
+    return out
+
+
+# ---- both cores -----------------------------------------------------------------------------
+
+PARALLEL_FROM = 200  # files: below this, a second process costs more than it saves
+
+
+def _parallel(
+    site: Path,
+    files: set[str],
+    readable: list[str],
+    source_of: dict[str, str],
+    redirects: Mapping[str, str],
+    workers: int,
+) -> list[Problem]:
+    """Read the first half of the files in a forked process and the rest here; swap the ids of
+    every page (an #anchor may point anywhere), then each checks its own half's links.
+    Without fork (or on any failure of the child) everything is read here."""
+    if workers < 2 or len(readable) < PARALLEL_FROM:
+        return _serial(site, files, readable, source_of, redirects)
+    import multiprocessing as mp  # only for a site big enough to split (about 15 ms to import)
+
+    if "fork" not in mp.get_all_start_methods():
+        return _serial(site, files, readable, source_of, redirects)
+    half = len(readable) // 2
+    ctx = mp.get_context("fork")
+    mine, theirs = ctx.Pipe()
+    child = ctx.Process(target=_child, args=(theirs, site, files, readable[:half], source_of, redirects), daemon=True)
+    child.start()
+    theirs.close()
+    docs, problems = _scan_files(site, readable[half:], source_of, redirects)
+    try:
+        their_ids: dict[str, set[str]]
+        their_problems: list[Problem]
+        their_ids, their_problems = mine.recv()
+        ids = {**their_ids, **_ids(docs)}
+        mine.send(ids)
+        problems += _check_docs(site, docs, files, ids, source_of)
+        their_found: list[Problem] = mine.recv()
+        return their_problems + their_found + problems
+    except (EOFError, OSError):  # the child died: read the whole site here
+        return _serial(site, files, readable, source_of, redirects)
+    finally:
+        mine.close()
+        child.join()
+
+
+def _serial(
+    site: Path, files: set[str], readable: list[str], source_of: dict[str, str], redirects: Mapping[str, str]
+) -> list[Problem]:
+    docs, problems = _scan_files(site, readable, source_of, redirects)
+    return problems + _check_docs(site, docs, files, _ids(docs), source_of)
+
+
+def _child(
+    conn: Connection,
+    site: Path,
+    files: set[str],
+    readable: list[str],
+    source_of: dict[str, str],
+    redirects: Mapping[str, str],
+) -> None:
+    docs, problems = _scan_files(site, readable, source_of, redirects)
+    conn.send((_ids(docs), problems))
+    conn.send(_check_docs(site, docs, files, conn.recv(), source_of))
+    conn.close()
+
+
+def _ids(docs: dict[str, _Doc]) -> dict[str, set[str]]:
+    return {rel: doc.ids for rel, doc in docs.items() if not rel.endswith(".css")}
+
+
+def _scan_files(
+    site: Path, readable: list[str], source_of: dict[str, str], redirects: Mapping[str, str]
+) -> tuple[dict[str, _Doc], list[Problem]]:
+    problems: list[Problem] = []
     docs: dict[str, _Doc] = {}
-    cache: dict[str, _Tag] = {}
+    scanner = _Scanner()
     for rel in readable:
         text = _read(site, rel, problems)
         if text is None:
@@ -172,33 +301,73 @@ def check_site(site: Path, source_of: dict[str, str] | None = None, shown: str |
                     events.append(Event(off, in_content, in_theme, ""))
                 else:
                     refs.append(Ref(off, _clean(url), True))
-            docs[rel] = _Doc(set(), refs, events, (0, 0))
+            docs[rel] = _Doc(set(), [(0, _bits(_Part(set(), refs, events, -1, False, True)))], (0, 0))
+        elif rel in redirects:
+            stub = scanner.page(text, False)
+            why = "redirect page differs from the one the redirects plugin writes for it (expected it unedited)"
+            differs = [] if text == redirects[rel] else [Event(0, why, why, "")]
+            refs = [
+                r._replace(offset=at + lo + r.offset) for at, p in stub.parts for lo, sub in p.links for r in sub.refs
+            ]
+            docs[rel] = _Doc(stub.ids, [(0, _bits(_Part(stub.ids, refs, differs, -1, False, True)))], stub.content)
         else:
             page = rel in source_of or not source_of or rel == "404.html"
-            docs[rel] = _scan_html(text, cache, page)
+            docs[rel] = scanner.page(text, page)
             entity = _ENTITY.search(text) if rel.endswith((".svg", ".xhtml")) else None
             if entity:  # read as XML, an entity can expand into markup this check never sees
                 why = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
-                docs[rel].events.append(Event(entity.start(), why, why, ""))
-    ids = {rel: doc.ids for rel, doc in docs.items() if not rel.endswith(".css")}
+                docs[rel].parts.append(
+                    (0, _Bits(set(), [], [Event(entity.start(), why, why, "")], -1, False, True, 99))
+                )
+    return docs, problems
+
+
+def _check_docs(
+    site: Path, docs: dict[str, _Doc], files: set[str], ids: dict[str, set[str]], source_of: dict[str, str]
+) -> list[Problem]:
+    """Resolve every link of ``docs`` and place every finding at its line.
+
+    A link that climbs out of its page's folder with ../ resolves the same from every page below
+    the folder it reaches: answers are remembered under that folder, for each link and for each
+    stretch of page (the navigation of a section is the same on each of its pages)."""
+    problems: list[Problem] = []
+    answers: dict[tuple[str, str, bool], str | None] = {}
+    stretches: dict[tuple[int, str], list[tuple[int, str, str]]] = {}
     for rel, doc in docs.items():
         base = posixpath.dirname(rel)
-        seen: dict[tuple[str, bool], str | None] = {}
+        climbs = _climbs(base)
         found: list[tuple[int, str, str | None]] = []
         lo, hi = doc.content
-        for ref in doc.refs:
-            key = (ref.url, ref.loads)
-            msg = seen[key] if key in seen else seen.setdefault(key, _check_ref(ref, rel, base, files, ids))
-            if msg:
-                found.append((ref.offset, msg, ref.url if lo <= ref.offset < hi else None))
-        for ev in doc.events:
-            inside = lo <= ev.offset < hi
-            msg = ev.in_content if inside else ev.in_theme
-            if msg:
-                found.append((ev.offset, msg, ev.needle if inside else None))
+        for at, bits in doc.parts:
+            if bits.links:
+                where = climbs[bits.up] if 0 < bits.up < len(climbs) else rel
+                bad = stretches.get((id(bits), where))
+                if bad is None:
+                    bad = stretches[(id(bits), where)] = []
+                    for ref in (r._replace(offset=lo + r.offset) for lo, sub in bits.links for r in sub.refs):
+                        url = ref.url
+                        key = (rel, url, ref.loads)
+                        if url.startswith("../"):
+                            up = _climb(url)
+                            if up < len(climbs):
+                                key = (climbs[up], url[3 * up :], ref.loads)
+                        msg = answers.get(key, _UNSEEN)
+                        if msg is _UNSEEN:
+                            msg = answers[key] = _check_ref(ref, rel, base, files, ids)
+                        if msg:
+                            bad.append((ref.offset, msg, url))
+                for off, msg, url in bad:
+                    off += at
+                    found.append((off, msg, url if lo <= off < hi else None))
+            for ev in bits.events:
+                off = at + ev.offset
+                inside = lo <= off < hi
+                msg = ev.in_content if inside else ev.in_theme
+                if msg:
+                    found.append((off, msg, ev.needle if inside else None))
         if found:
             problems += _locate(site, rel, found, source_of.get(rel), doc.content)
-    return [Problem(prefix + p.path[4:], p.line, p.message) if p.path.startswith("site/") else p for p in problems]
+    return problems
 
 
 # ---- files ----------------------------------------------------------------------------------
@@ -348,23 +517,15 @@ _PLAIN = _Tag((), (), (), False, None, "", False, False)
 _SPECIAL = {*_RAW, "svg", "math"}  # tags that change how what follows is read
 
 
-def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
+def _scan_part(text: str, cache: dict[str, _Tag], foreign: bool) -> _Part:
+    """Read ``text`` from the data state; ``foreign``: an <svg> or <math> is open (raw-text
+    elements may then be read as markup). ``complete`` is False when the text ends inside a tag,
+    comment or raw-text element: what it means then depends on what follows."""
     ids: set[str] = set()
     refs: list[Ref] = []
     events: list[Event] = []
     article = -1
-    foreign = False  # an <svg> or <math> was opened: raw-text elements may be read as markup
-    if "\x1b" in text:
-        events.append(
-            Event(
-                text.index("\x1b"),
-                *_both(
-                    "an ESC control character (expected plain UTF-8 text: "
-                    "ESC sequences make browsers read the page as ISO-2022-JP)"
-                ),
-                "",
-            )
-        )
+    complete = True
     search = _MARKUP.search
     cache_get = cache.get
     pos = 0
@@ -383,6 +544,7 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
             if tag is _PLAIN:  # most tags: nothing to record, nothing to skip
                 continue
             if tag.eof:  # the file ends inside this tag: browsers drop the rest
+                complete = False
                 break
             start = m.start()
             if tag.ids:
@@ -403,11 +565,13 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
                         continue
                     end = _RAW_END["script"].search(text, pos)
                     body_end = end.start() if end else n
+                    complete = complete and end is not None
                     events += _script_events(tag.script or ("", False), text[pos:body_end], start, raw_tag)
                     pos = body_end
                 elif name == "style":
                     end = _RAW_END["style"].search(text, pos)
                     body_end = end.start() if end else n
+                    complete = complete and end is not None
                     style_refs, style_events = _style_urls(text[pos:body_end], pos, foreign)
                     refs += style_refs
                     events += style_events
@@ -415,9 +579,11 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
                         pos = body_end
                 elif not foreign:  # in SVG or MathML these hold markup, read on
                     if name == "plaintext":
+                        complete = False
                         break
                     end = _RAW_END[name].search(text, pos)
                     pos = end.start() if end else n
+                    complete = complete and end is not None
             elif name == "svg" or name == "math":
                 foreign = True
             continue
@@ -425,6 +591,7 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
         if m.group(4) is not None:
             rest = _always(_END_REST.match(text, m.end()))
             if rest.group(2) is None:
+                complete = False
                 break
             pos = rest.end()
             if rest.group(1).strip("\t\n\f\r /"):
@@ -460,24 +627,171 @@ def _scan_html(text: str, cache: dict[str, _Tag], page: bool) -> _Doc:
                         )
                     )
                 pos = close.end() if close else n
+                complete = complete and close is not None
         else:
             gt = text.find(">", m.end())
             pos = gt + 1 if gt >= 0 else n
+            complete = complete and gt >= 0
+    if "\x1b" in text:
+        events += [Event(m.start(), _ESC, _ESC, "") for m in _ESC_CHAR.finditer(text)]
     if "kb:" in text:
-        for m in _SHORTCODE.finditer(text):
-            events.append(
-                Event(
-                    m.start(),
-                    *_both("shortcode left unrendered (expected the hook to replace every '<!-- kb:' comment)"),
-                    "",
-                )
-            )
-    if page and article >= 0:
-        article_end = text.rfind("</article")
-        content = (article, article_end if article_end > article else n)
-    else:
-        content = (0, n + 1)
-    return _Doc(ids, refs, events, content)
+        events += [Event(m.start(), _LEFTOVER, _LEFTOVER, "") for m in _SHORTCODE.finditer(text)]
+    return _Part(ids, refs, events, article, foreign, complete)
+
+
+_UNSEEN = "\0"  # not a message: the answer for this key is not known yet
+
+
+def _climbs(base: str) -> list[str]:
+    """For each number of ``../`` a link may start with, the folder it reaches from ``base``."""
+    parts = base.split("/") if base else []
+    return ["/".join(parts[: len(parts) - up]) + f"\0{up}" for up in range(len(parts) + 1)]
+
+
+class _Bits(NamedTuple):
+    """What a stretch of a page holds, offsets from its start; remembered by the stretch's text."""
+
+    ids: set[str]
+    links: list[tuple[int, _Part]]  # the parts of it that hold links, each at its offset in the stretch
+    events: list[Event]
+    article: int  # where Material's content <article> starts, or -1
+    foreign: bool  # an <svg> or <math> is still open at its end
+    complete: bool  # it ends in the data state (see _scan_part)
+    up: int  # every link in it starts with at least this many ../ (see _check_docs)
+
+
+def _bits(part: _Part, links: list[tuple[int, _Part]] | None = None) -> _Bits:
+    """A stretch read in one part, or (``links``) in several: the part then carries the rest."""
+    if links is None:
+        links = [(0, part)] if part.refs else []
+    up = min((_climb(ref.url) for _, sub in links for ref in sub.refs), default=99)
+    return _Bits(part.ids, links, part.events, part.article, part.foreign, part.complete, up)
+
+
+def _climb(url: str) -> int:
+    up = 0
+    while url.startswith("../", 3 * up):
+        up += 1
+    return up
+
+
+class _Scanner:
+    """Reads pages in stretches and remembers each stretch it read, by its exact text.
+
+    Material repeats most of a page on every page (head, header, tabs, navigation, footer), so a
+    page is cut before each navigation item and a few landmarks, and a stretch not seen before
+    is cut again before common tags: only text never seen before is tokenized. A stretch is read
+    alone, from the state the previous one ended in, which gives the same answer as reading the
+    whole page only when it ends in the data state: when one doesn't (the cut fell inside a tag,
+    comment or script), the whole page is read again in one piece."""
+
+    ITEM = '<li class="md-nav__item'
+    COARSE = re.compile(
+        r'<(?:header|div class="md-(?:container|header__topic|content)|/article|footer'
+        r'|script|link rel="(?:canonical|prev|next)"|title|nav)'
+    )
+    FINE = re.compile(r"<(?:li|nav|svg|script|footer|header|form|label|link|meta|title|input|button|div|a|h[1-6]|p)\b")
+
+    def __init__(self) -> None:
+        self.tags: dict[str, _Tag] = {}
+        # stretch text -> what it holds, by the foreign state at its start; and the same for the bits
+        # a stretch not seen before is cut into
+        self.seen: tuple[dict[str, _Bits], dict[str, _Bits]] = ({}, {})
+        self.seen_items: tuple[dict[str, _Bits], dict[str, _Bits]] = ({}, {})  # by the text after ITEM
+        self.bits: tuple[dict[str, _Part], dict[str, _Part]] = ({}, {})
+
+    def page(self, text: str, page: bool) -> _Doc:
+        # Navigation items, the bulk of a page, are found by a plain split (far cheaper than a
+        # regular expression); what comes before the first and after the last is cut at landmarks.
+        items = text.split(self.ITEM)
+        head = self._landmarks(items[0], 0)
+        if head is None:
+            return self._whole(text, page)
+        if len(items) == 1:
+            return self._doc(text, page, head)
+        foreign = head[-1][1].foreign if head else False
+        middle = items[1:-1]
+        starts = list(accumulate(map(len, middle), lambda at, size: at + len(self.ITEM) + size, initial=len(items[0])))
+        found: list[_Bits | None] = list(map(self.seen_items[foreign].get, middle))
+        miss = 0
+        while None in found[miss:]:
+            miss = found.index(None, miss)
+            if miss and foreign != found[miss - 1].foreign:  # type: ignore[union-attr]  # only misses are None
+                return self._whole(text, page)  # an <svg> opened in a navigation item: not worth a shortcut
+            bits = self._cut(self.ITEM + middle[miss], foreign)
+            if not bits.complete:
+                return self._whole(text, page)
+            found[miss] = self.seen_items[foreign][middle[miss]] = bits
+        if found and any(bits.foreign != foreign for bits in found):  # type: ignore[union-attr]
+            return self._whole(text, page)
+        tail = self._landmarks(self.ITEM + items[-1], starts[-1], foreign)
+        if tail is None:
+            return self._whole(text, page)
+        return self._doc(text, page, [*head, *zip(starts, found, strict=False), *tail])  # type: ignore[list-item]
+
+    def _landmarks(self, text: str, at: int, foreign: bool = False) -> list[tuple[int, _Bits]] | None:
+        """``text`` (at ``at`` in its page) cut before landmarks and read piece by piece; None when
+        a cut fell inside a tag, comment or raw text."""
+        starts = [0, *(m.start() for m in self.COARSE.finditer(text, 1))]
+        out = []
+        for lo, hi in zip(starts, [*starts[1:], len(text)], strict=True):
+            piece = text[lo:hi]
+            bits = self.seen[foreign].get(piece) or self._cut(piece, foreign)
+            if not bits.complete:
+                return None
+            out.append((at + lo, bits))
+            foreign = bits.foreign
+        return out
+
+    def _whole(self, text: str, page: bool) -> _Doc:
+        """A page whose cuts fell inside a tag, comment or raw text: read in one piece."""
+        return self._doc(text, page, [(0, _bits(_scan_part(text, self.tags, False)))])
+
+    def _doc(self, text: str, page: bool, pieces: list[tuple[int, _Bits]]) -> _Doc:
+        n = len(text)
+        ids: set[str] = set().union(*[bits.ids for _, bits in pieces if bits.ids])
+        article = next((at + bits.article for at, bits in pieces if bits.article >= 0), -1)
+        if page and article >= 0:
+            article_end = text.rfind("</article")
+            content = (article, article_end if article_end > article else n)
+        else:
+            content = (0, n + 1)
+        return _Doc(ids, pieces, content)
+
+    def _cut(self, piece: str, foreign: bool) -> _Bits:
+        """A stretch not seen before: cut again before common tags and read each new bit."""
+        cuts = [*(m.start() for m in self.FINE.finditer(piece, 1)), len(piece)]
+        if len(cuts) == 1:
+            bits = _bits(_scan_part(piece, self.tags, foreign))
+            if bits.complete:  # only complete stretches are remembered: a known one needs no check
+                self.seen[foreign][piece] = bits
+            return bits
+        ids: set[str] = set()
+        links: list[tuple[int, _Part]] = []
+        events: list[Event] = []
+        article = -1
+        state = foreign
+        lo = 0
+        for hi in cuts:
+            bit = piece[lo:hi]
+            sub = self.bits[state].get(bit)
+            if sub is None:
+                sub = self.bits[state][bit] = _scan_part(bit, self.tags, state)
+            if not sub.complete:
+                return _bits(sub)  # the caller reads the whole page in one piece
+            if sub.ids:
+                ids |= sub.ids
+            if sub.refs:
+                links.append((lo, sub))
+            if sub.events:
+                events += [e._replace(offset=e.offset + lo) for e in sub.events] if lo else sub.events
+            if article < 0 and sub.article >= 0:
+                article = sub.article + lo
+            state = sub.foreign
+            lo = hi
+        part = _Part(ids, [], events, article, state, True)
+        bits = self.seen[foreign][piece] = _bits(part, links)
+        return bits
 
 
 def _both(msg: str) -> tuple[str, str]:
@@ -489,8 +803,31 @@ def _tag_text(raw: str) -> str:
     return raw if len(raw) <= 80 else raw[:77] + "..."
 
 
+# The commonest tags of a page's own text (<a href="..."> and <h2 id="...">), when every attribute
+# is a plain double-quoted value from the list below: read without the general attribute rules
+# (tests/test_sitecheck_stretches.py holds the two readings equal).
+_SIMPLE_TAGS = frozenset({"a", "h1", "h2", "h3", "h4", "h5", "h6", "p", "span", "div", "li", "td", "th", "code", "em"})
+_SIMPLE_ATTRS = re.compile(
+    r'(?: (?:id|href)="[^"&<>\\\x00-\x20:]*"'  # an id or a relative link: no space, scheme or reference
+    r'| (?:class|title|aria-label|aria-hidden|tabindex|lang|dir)="[^"&<>\x00-\x1f]*")*'
+)
+_SIMPLE_ATTR = re.compile(r' ([a-z-]+)="([^"]*)"')
+
+
 def _digest(name: str, attr_text: str, end: str | None) -> _Tag:
     """The ids, URLs and script-like findings of one start tag."""
+    if end == ">" and name in _SIMPLE_TAGS and _SIMPLE_ATTRS.fullmatch(attr_text):
+        pairs = _SIMPLE_ATTR.findall(attr_text)
+        hrefs = [value for key, value in pairs if key == "href"]
+        if not hrefs or (name == "a" and not any(value.startswith("/") for value in hrefs)):
+            ids = tuple(value for key, value in pairs if key == "id" and value)
+            refs = tuple((value, False) for value in hrefs)
+            return _Tag(ids, refs, (), False, None, name, False, False) if ids or refs else _PLAIN
+    return _digest_all(name, attr_text, end)
+
+
+def _digest_all(name: str, attr_text: str, end: str | None) -> _Tag:
+    """The ids, URLs and script-like findings of one start tag, by the general rules."""
     name = name.lower()
     if end is None:
         return _Tag((), (), (), False, None, name, False, True)
@@ -789,14 +1126,23 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
 # ---- CSS tokens -----------------------------------------------------------------------------
 
 _CSS_ESC = r"\\(?:[0-9a-fA-F]{1,6}(?:\r\n|[ \t\r\n\f])?|[^\r\n\f0-9a-fA-F])"
-_CSS_IDENT = rf"(?:--|-?(?:[a-zA-Z_\x80-\U0010ffff]|{_CSS_ESC}))(?:[\w\-\x80-\U0010ffff]|{_CSS_ESC})*"
+# Character classes spelled as "not these ASCII characters": a class that lists the whole non-ASCII
+# range (\x80-\U0010ffff) takes the regex compiler a fifth of a second, every run.
+_CSS_NAME_START = r"[^\x00-\x40\x5b-\x5e\x60\x7b-\x7f]"  # a letter, '_' or any non-ASCII character
+_CSS_NAME_CHAR = r"[^\x00-\x2c\x2e\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7f]"  # and digits and '-'
+# an ASCII character that starts none of the tokens below: not one of "'/@\(){}; a letter, '_' or '-'
+_CSS_OTHER = r"[\x00-\x21\x23-\x26\x2a-\x2c\x2e\x30-\x3a\x3c-\x3f\x5b\x5d\x5e\x60\x7c\x7e\x7f]"
+_CSS_IDENT = rf"(?:--|-?(?:{_CSS_NAME_START}|{_CSS_ESC}))(?:{_CSS_NAME_CHAR}|{_CSS_ESC})*"
 _CSS_TOKEN = re.compile(
-    r"(/\*.*?(?:\*/|\Z))"  # 1 comment
+    # a run of tokens that can't hold a URL (names not followed by '(', numbers, spaces...),
+    # cut exactly where the alternatives below would cut them: skipped in one step
+    rf"(?:(?>{_CSS_IDENT})(?!\()|{_CSS_OTHER}+)++"
+    r"|(/\*.*?(?:\*/|\Z))"  # 1 comment
     r"|(\"(?:[^\"\\\r\n\f]|\\(?:\r\n|[\s\S]))*\"?|'(?:[^'\\\r\n\f]|\\(?:\r\n|[\s\S]))*'?)"  # 2 string
     rf"|@({_CSS_IDENT})"  # 3 at-keyword
     rf"|({_CSS_IDENT})(\()?"  # 4 identifier, 5 '(' when it names a function
     r"|([(){};])"  # 6
-    r"|[^\"'/@\\(){};a-zA-Z_\-\x80-\U0010ffff]+|[\s\S]",
+    rf"|{_CSS_OTHER}+|[\s\S]",
     re.S,
 )
 _CSS_URL_TOKEN = re.compile(
