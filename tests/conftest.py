@@ -89,6 +89,7 @@ MINI_TABLES = {
         """,
     "integrations": "[]\n",
     "migration_rules": "[]\n",
+    "benchmarks": "[]\n",
     "glossary": """\
         - id: hbm
           term: HBM
@@ -124,7 +125,7 @@ def mini(tmp_path: Path) -> Path:
 
 def copy_project(dest: Path) -> Path:
     """Copy the real project (sources only, no venv or site) to ``dest``."""
-    for name in ("docs", "scripts", "snippets"):
+    for name in ("docs", "scripts", "snippets", "overrides"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("mkdocs.yml", "mkdocs.offline.yml", "torch-tpu.pin"):

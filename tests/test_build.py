@@ -48,3 +48,105 @@ def test_the_check_never_writes_into_docs(tmp_path):
     validate(ROOT)
     after = {p: p.stat().st_mtime_ns for p in (ROOT / "docs").rglob("*") if p.is_file()}
     assert before == after
+
+
+# ---- The printable handbook, the tags index and the KB export, in the built site ----
+
+
+def _nav_sources() -> list[str]:
+    """The docs/ paths of the nav in mkdocs.yml, in order."""
+    from kb.yamlload import ConfigLoader, parse
+
+    nav = parse((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), "mkdocs.yml", ConfigLoader).data["nav"]
+    out: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, list):
+            for item in node:
+                walk(item)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, str):
+            out.append(node)
+
+    walk(nav)
+    return out
+
+
+def _text(html: str) -> str:
+    import html as html_lib
+    import re
+
+    return html_lib.unescape(re.sub(r"<[^>]+>", "", html))
+
+
+def test_the_print_page_holds_every_nav_page_in_nav_order(built):
+    import re
+
+    from kb.printpage import PRINT_PAGE, prefix_of
+
+    printed = (built / "about" / "print" / "index.html").read_text(encoding="utf-8")
+    sources = [s for s in _nav_sources() if s != PRINT_PAGE]
+    sections = re.findall(r'<section class="kb-print-page" id="([^"]+)">', printed)
+    assert sections == [prefix_of(s) for s in sources]
+    position = 0
+    for src in sources:  # each page's own title (its h1), found after the previous one
+        own = built / (src[:-3].removesuffix("index") + ("/" if not src.endswith("index.md") else "") + "index.html")
+        h1 = re.search(r"<h1[^>]*>(.*?)</h1>", own.read_text(encoding="utf-8"), re.S)
+        assert h1, own
+        title = _text(h1.group(1)).replace("¶", "").strip()
+        found = _text(printed).find(title, position)
+        assert found >= 0, (src, title)
+        position = found
+
+
+def test_every_link_inside_the_print_page_resolves_within_it(built):
+    import re
+
+    printed = (built / "about" / "print" / "index.html").read_text(encoding="utf-8")
+    ids = re.findall(r'<[a-z][^<>]*\sid="([^"]+)"', printed)
+    assert len(ids) == len(set(ids)), "duplicate ids on the print page"
+    anchors = set(re.findall(r'<a\s[^<>]*href="#([^"]+)"', printed))
+    assert len(anchors) > 100
+    assert anchors <= set(ids), sorted(anchors - set(ids))[:10]
+    assert not re.search(r'href="\.\./(?:migrate|understand|limits|figures|reference|about)/', printed)
+
+
+def test_code_blocks_and_tables_survive_on_the_print_page(built):
+    import re
+
+    printed = (built / "about" / "print" / "index.html").read_text(encoding="utf-8")
+    page = (built / "migrate" / "device-code" / "index.html").read_text(encoding="utf-8")
+    code = re.search(r"<pre[^>]*>.*?</pre>", page, re.S)
+    table = re.search(r"<table>.*?</table>", (built / "reference" / "hardware" / "index.html").read_text("utf-8"), re.S)
+    assert code and table
+    assert _text(code.group(0)) in _text(printed)
+    assert _text(table.group(0)) in _text(printed)
+
+    def skeleton(html: str) -> str:  # the tags in order, without attributes (ids and links are rewritten)
+        return " ".join(re.findall(r"</?[a-z0-9]+", html))
+
+    assert skeleton(table.group(0)) in skeleton(printed)
+    assert skeleton(code.group(0)) in skeleton(printed)
+
+
+def test_the_tags_index_lists_every_allowed_tag(built):
+    from kb.tags import allowed_tags
+
+    html = (built / "reference" / "tags" / "index.html").read_text(encoding="utf-8")
+    allowed, _ = allowed_tags(ROOT)
+    for tag in allowed or []:
+        assert f'id="tag:{tag}"' in html, tag
+
+
+def test_the_kb_export_is_published_at_the_site_root(built):
+    import json
+
+    from kb.export import dumps, kb_document
+    from kb.load import load_kb
+
+    expected = dumps(kb_document(load_kb(ROOT / "docs" / "data", ROOT), "torch-tpu==0.2.0"))
+    assert (built / "kb.json").read_text(encoding="utf-8") == expected
+    schema = json.loads((built / "kb.schema.json").read_text(encoding="utf-8"))
+    assert schema["$schema"].endswith("2020-12/schema")

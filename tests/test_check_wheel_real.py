@@ -38,7 +38,9 @@ def test_every_record_carries_checked_against(wheel):
     pin = pin_text(ROOT)
     missing = [
         f"{rec.path}:{rec.line}"
-        for records in project.kb.tables.values()
+        for table, records in project.kb.tables.items()
+        # benchmarks: timings of this repository's own checks, sourced by their run, not the package
+        if table != "benchmarks"
         for rec in records
         if getattr(rec.model, "checked_against", None) != pin
     ]

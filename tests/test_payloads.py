@@ -148,6 +148,34 @@ RECORDS = {
           verified: 2026-11-01
           checked_against: torch-tpu==0.2.0
         """,
+    "benchmarks": """\
+        - id: b
+          measured: 2026-11-01
+          machine: SAFE
+          command: SAFE
+          note: SAFE
+          sizes: [100]
+          runs: 1
+          slow_runs: 1
+          slow_size: 5000
+          tools:
+            - name: SAFE
+              version: SAFE
+          sites: [{pages: 100, html_files: 102, html_mib: 8}]
+          timings: [{tool: floor, pages: 100, runs: 1, median_s: 1, min_s: 1, max_s: 1, peak_mib: 9}]
+          faults:
+            - id: f
+              fault: SAFE
+              injected: SAFE
+              caught_by: [kb-check-site]
+          findings: [{checker: kb-check-site, other_findings: 0}]
+          ratios:
+            - id: r
+              what: SAFE
+              value: 1
+              target: 2
+              compare: at-most
+        """,
 }
 # Every shortcode that can show a record of the table.
 PAGE = "\n\n".join(
@@ -160,6 +188,7 @@ PAGE = "\n\n".join(
         "<!-- kb:entries env_vars -->",
         "<!-- kb:corrections -->",
         "<!-- kb:chart figures topic=throughput title=Chart -->",
+        *(f"<!-- kb:bench {part} -->" for part in ("about", "timings", "faults", "ratios", "chart")),
     ]
 )
 
@@ -232,6 +261,7 @@ FIELDS = {
     "api_map": ["topic", "gpu", "tpu", "note"],
     "integrations": ["name", "role", "package", "note"],
     "migration_rules": ["message", "suggestion"],
+    "benchmarks": ["machine", "command", "note", "name", "version", "fault", "injected", "what"],
 }
 
 

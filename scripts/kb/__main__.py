@@ -1,5 +1,6 @@
 """Command line: ``python -m kb validate`` (data and pages), ``check-site SITE``, ``check-wheel``,
-``scan PATH...`` (what in PyTorch code ties it to CUDA, NCCL or PyTorch-XLA)."""
+``scan PATH...`` (what in PyTorch code ties it to CUDA, NCCL or PyTorch-XLA), ``review`` (what is due
+for review)."""
 
 from __future__ import annotations
 
@@ -9,22 +10,9 @@ import time
 from pathlib import Path
 
 from .errors import Problem, format_problems
-from .package import (
-    INVENTORY,
-    PackageError,
-    cached_wheel,
-    diff,
-    fetch_wheel,
-    inventory,
-    inventory_text,
-    load_index,
-    read_inventory,
-    read_pin,
-)
-from .project import Project, built_sources, check_package, validate_project
-from .scanrun import add_arguments as add_scan_arguments
-from .scanrun import run as run_scan
-from .sitecheck import check_site
+
+# Each command imports what it needs when it runs: check-site must not pay for pydantic, the
+# wheel reader or the scanner before it reads a byte of HTML.
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -45,18 +33,37 @@ def main(argv: list[str] | None = None) -> int:
         "--against", type=Path, metavar="OLD.whl", help="list the names added and removed since an older wheel"
     )
     wheel.add_argument("--offline", action="store_true", help="never download: fail when the wheel is not cached")
-    wheel.add_argument("--write-inventory", action="store_true", help=f"rewrite {INVENTORY} from the wheel")
+    wheel.add_argument("--write-inventory", action="store_true", help="rewrite docs/data/package.json from the wheel")
     scan = sub.add_parser("scan", help="list what in Python code ties it to CUDA, NCCL or PyTorch-XLA")
-    add_scan_arguments(scan)
+    review = sub.add_parser(
+        "review", help="list the pages and records due for review, and why (exit 1 when any is due)"
+    )
+    if argv is None:
+        argv = sys.argv[1:]
+    if "scan" in argv:
+        from .scanrun import add_arguments as add_scan_arguments
+
+        add_scan_arguments(scan)
+    if "review" in argv:
+        from .review import add_arguments as add_review_arguments
+
+        add_review_arguments(review)
     args = parser.parse_args(argv)
+    if args.command == "review":
+        from .review import run as run_review
+
+        return run_review(args)
     if args.command == "scan":
+        from .scanrun import run as run_scan
+
         return run_scan(args)
     if args.command == "check-wheel":
         return check_wheel(args)
 
     start = time.perf_counter()
-    project: Project | None
     if args.command == "validate":
+        from .project import validate_project
+
         project = validate_project(args.root)
         problems = project.problems
         records = sum(len(t) for t in project.kb.tables.values()) if project.kb else 0
@@ -67,9 +74,12 @@ def main(argv: list[str] | None = None) -> int:
         if not args.site.is_dir():
             print(f"{args.site}:1: no such folder (expected a built site; run the build first)", file=sys.stderr)
             return 2
-        project = validate_project(args.root, package=False) if (args.root / "docs").is_dir() else None
-        hints = built_sources(project.pages, not args.flat_urls) if project else {}
-        problems = check_site(args.site, hints, shown=str(args.site))
+        from .sitecheck import check_site, page_files
+        from .urls import project_redirects, redirect_pages
+
+        hints = page_files(args.root / "docs", not args.flat_urls)
+        redirects = redirect_pages(project_redirects(args.root), not args.flat_urls)
+        problems = check_site(args.site, hints, shown=str(args.site), redirects=redirects)
         what = f"site {args.site}"
     took = time.perf_counter() - start
     return _finish(problems, f"in {what} ({took:.2f} s)", f"ok: {what} ({took:.2f} s)")
@@ -87,6 +97,20 @@ def _finish(problems: list[Problem], where: str, ok: str) -> int:
 
 def check_wheel(args: argparse.Namespace) -> int:
     """``check-wheel``: fetch (once) and read the pinned wheel, then check the whole handbook."""
+    from .package import (
+        INVENTORY,
+        PackageError,
+        cached_wheel,
+        diff,
+        fetch_wheel,
+        inventory,
+        inventory_text,
+        load_index,
+        read_inventory,
+        read_pin,
+    )
+    from .project import check_package, validate_project
+
     start = time.perf_counter()
     root: Path = args.root
     try:

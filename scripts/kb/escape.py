@@ -9,6 +9,7 @@ table pipe, abbreviation, snippet include or raw HTML can come out of a value.
 
 from __future__ import annotations
 
+import html
 import re
 from urllib.parse import quote, urlsplit, urlunsplit
 
@@ -61,6 +62,11 @@ def attr(value: object) -> str:
     """A value for a double-quoted HTML attribute written into Markdown. Markdown still runs its
     inline patterns over raw HTML, so every character with a meaning to either is a reference."""
     return one_line(value).translate(_MARKDOWN_REFS)
+
+
+def html_attr(value: object) -> str:
+    """A value for a double-quoted attribute in finished HTML, which no Markdown reads any more."""
+    return html.escape(str(value), quote=True)
 
 
 def svg_text(value: object) -> str:

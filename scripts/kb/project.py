@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import os
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .editlinks import check_environment
 from .errors import Problem
 from .files import scan_project
 from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_names
-from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text
+from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
 from .pages import Page, check_nav, check_pages, check_rule_pages, page_anchors, split_front_matter
 from .render import SHORTCODE, Ctx, render_markdown
+from .review import Queue, build_today, make_queue, release_of
+from .sitepaths import built_file
+from .tags import check_tags
+from .urls import check_urls
 from .validate import validate_kb
 from .wheel import WheelIndex
 from .yamlload import YAMLProblem, check_characters, one_line, read_text
@@ -26,6 +32,7 @@ class Project:
     pages: dict[str, Page] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    review: Queue | None = None  # the pages and records due for review (kb/review.py)
 
     @property
     def docs(self) -> Path:
@@ -54,6 +61,12 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     ready = not problems  # the gate: render only from a KB whose references all resolve
     pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None)
     project.problems += problems
+    if ready:
+        try:
+            project.review, problems = review_pages(root, kb, pages)
+            project.problems += problems
+        except Exception as exc:  # a bug in a check must not become a traceback
+            project.problems.append(_crash(exc, "docs"))
     try:
         if ready:
             project.problems += check_pages(pages, project.docs, kb)
@@ -67,6 +80,18 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     except Exception as exc:  # a bug in a check must not become a traceback
         project.problems.append(_crash(exc, "docs"))
     project.problems += _check_nav(root, pages, scan.problems)
+    try:
+        project.problems += check_tags(root, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "mkdocs.yml"))
+    if not any(p.path == "mkdocs.yml" for p in scan.problems):  # else never read (a FIFO, too large)
+        try:
+            project.problems += check_environment(os.environ, root)
+            found, notes = check_urls(root, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
+            project.problems += found
+            project.notes += notes
+        except Exception as exc:  # a bug in a check must not become a traceback
+            project.problems.append(_crash(exc, "mkdocs.yml"))
     project.pages = {p.src_uri: p for p in pages}
     if ready:
         project.kb = kb
@@ -198,6 +223,23 @@ def _crash(exc: Exception, shown: str) -> Problem:
     )
 
 
+def review_pages(root: Path, kb: KB, pages: list[Page]) -> tuple[Queue, list[Problem]]:
+    """The review queue as of the build's date (``KB_TODAY`` or today); the pages that show it
+    (``kb:review-queue``) are rendered again with it, now that every page has been read."""
+    today, problems = build_today(os.environ)
+    try:
+        release = release_of(kb, *read_pin(root)) if (root / PIN_FILE).is_file() else None
+    except PackageError:
+        release = None  # check_package reports the pin
+    queue = make_queue(kb, pages, today, release=release)
+    for page in pages:
+        if "kb:review-queue" in page.body:
+            page.rendered, found = render_markdown(page.body, Ctx(kb, page.src_uri, queue), page.shown, page.body_line)
+            problems += found
+            page.anchors = page_anchors(page.rendered)
+    return queue, problems
+
+
 def check_package(project: Project, wheel: Path | None = None, index: WheelIndex | None = None) -> list[Problem]:
     """Hold the KB, pages and samples to the pinned wheel, or say why that was skipped."""
     assert project.kb is not None
@@ -224,12 +266,4 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
 
 def built_sources(pages: dict[str, Page], directory_urls: bool = True) -> dict[str, str]:
     """Map a built HTML file (site-relative) to the page it came from, for error hints."""
-    out = {}
-    for uri, page in pages.items():
-        stem = uri[:-3]
-        if not directory_urls or stem == "index" or stem.endswith("/index"):
-            html = stem + ".html"
-        else:
-            html = stem + "/index.html"
-        out[html] = page.shown
-    return out
+    return {built_file(uri, directory_urls): page.shown for uri, page in pages.items()}

@@ -11,9 +11,9 @@ import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from . import charts
+from . import benchrender, charts
 from .coverage import InventoryError, read_inventory, undocumented
 from .errors import Problem
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
@@ -22,6 +22,7 @@ from .mdscan import prose_lines
 from .schema import (
     STATUSES,
     TABLES,
+    Benchmark,
     Claim,
     Conditions,
     EnvVar,
@@ -37,6 +38,9 @@ from .schema import (
     Term,
 )
 
+if TYPE_CHECKING:  # review reads pages, which render them: import it for its types only
+    from .review import Queue
+
 SHORTCODE = re.compile(r"<!--\s*kb:([A-Za-z_-]*)(.*?)-->")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
 T = TypeVar("T", bound=Model)
@@ -48,10 +52,12 @@ class ShortcodeError(Exception):
 
 @dataclass(frozen=True)
 class Ctx:
-    """What a renderer needs: the KB and the page it renders into (for relative links)."""
+    """What a renderer needs: the KB and the page it renders into (for relative links), and the
+    review queue once every page has been read (``kb:review-queue``, the out-of-date note)."""
 
     kb: KB
     src_uri: str
+    review: Queue | None = None
 
     def link(self, target: str) -> str:
         """A link from this page to ``target`` (a docs-relative path with optional #anchor)."""
@@ -404,6 +410,12 @@ COLUMNS: dict[str, list[Column]] = {
         Column("Term", _lead("term", "term")),
         *_cells(("Stands for", "expansion"), ("Meaning", "definition")),
     ],
+    "benchmarks": [
+        Column("Run", lambda ctx, r: f"{_anchor('bench', r)}<code>{md_text(r.id)}</code>"),
+        *_cells(("Measured", "measured"), ("Machine", "machine")),
+        Column("Command", _typed(Benchmark, lambda ctx, r: md_code(r.model.command))),
+        Column("Pages", _typed(Benchmark, lambda ctx, r: text(", ".join(number(n) for n in r.model.sizes)))),
+    ],
 }
 
 
@@ -598,6 +610,67 @@ def _no_kw(kw: dict[str, str]) -> None:
         raise ShortcodeError(f"unexpected argument '{next(iter(kw))}' (expected none)")
 
 
+def _review_rules(queue: Queue) -> str:
+    """What the queue was computed against, in a sentence."""
+    release = queue.release
+    if release is None:
+        when = "the pinned release (unknown: no torch-tpu.pin)"
+    elif release.date is None:
+        when = f"{release.spec} (its date is unknown: add a source for its PyPI page, with published:)"
+    else:
+        when = f"{release.spec} was published ({release.shown_date})"
+    return (
+        f"last reviewed (a page) or verified (a record) more than {queue.max_age} days before "
+        f"{queue.today.isoformat()}, before {when}, or before a source it cites was last accessed"
+    )
+
+
+def sc_review_queue(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """The pages and records due for review (kb/review.py), one row each."""
+    _no_kw(kw)
+    if pos:
+        raise ShortcodeError(f"unexpected argument '{pos[0]}' (expected none)")
+    queue = ctx.review
+    if queue is None:  # the first reading of the pages: the queue needs all of them
+        return "\n\n*The review queue is computed once every page has been read.*\n\n"
+    intro = f"\n\nDue: {md_text(_review_rules(queue))}. "
+    if not queue.items:
+        return intro + "Nothing is due.\n\n"
+    rows = []
+    for due in queue.items:
+        if due.src_uri is not None:
+            item = f"[{md_text(due.path)}]({ctx.link(due.src_uri)})"
+        else:
+            item = f"{md_code(f'{due.path}:{due.line}')} ({md_text(due.label)})"
+        rows.append([item, md_text(due.last.isoformat()), "; ".join(md_text(r) for r in due.reasons)])
+    count = f"{len(queue.items)} item{'s' if len(queue.items) != 1 else ''} due:\n\n"
+    return intro + count + _md_table(["Page or record", "Last reviewed", "Why"], rows) + "\n\n"
+
+
+def review_note(ctx: Ctx) -> str:
+    """A 'may be out of date' admonition for a page that is due, to go under its title."""
+    due = ctx.review.of_page(ctx.src_uri) if ctx.review else None
+    if due is None:
+        return ""
+    why = "; ".join(md_text(r) for r in due.reasons)
+    queue = ctx.link("about/review-queue.md")
+    return (
+        f'!!! warning "This page may be out of date"\n\n'
+        f"    Last reviewed {md_text(due.last.isoformat())}. Due for review: {why}. "
+        f"See the [review queue]({queue}).\n\n"
+    )
+
+
+def sc_bench(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """A run of ./dev bench: ``<!-- kb:bench about|timings|faults|ratios|chart [id=RUN] -->``."""
+    run_id = kw.pop("id", None)
+    _no_kw(kw)
+    try:
+        return benchrender.render(ctx.kb, _one(pos, "part"), run_id)
+    except benchrender.BenchError as exc:
+        raise ShortcodeError(str(exc)) from None
+
+
 RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "table": sc_table,
     "figure": sc_figure,
@@ -609,6 +682,8 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "corrections": sc_corrections,
     "entries": sc_entries,
     "undocumented": sc_undocumented,
+    "review-queue": sc_review_queue,
+    "bench": sc_bench,
     "glossary": lambda ctx, pos, kw: sc_table(ctx, ["glossary", *pos], kw),
     "sources": lambda ctx, pos, kw: sc_table(ctx, ["sources", *pos], kw),
 }

@@ -92,7 +92,9 @@ Text = Annotated[str, Field(min_length=1)]
 
 
 class Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # defer_build: each model builds its validator when first used, so a command that reads one
+    # table (the scanner reads the rules) does not pay for every table's at import.
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
 
 
 class Noted(Model):
@@ -313,6 +315,108 @@ class MigrationRule(Sourced):
     rests_on: RestsOn
 
 
+# ---- Benchmarks: measurements this repository made itself (./dev bench, benchmarks/peers.py) ----
+# Their source is the run: the machine, the date, the command and the tool versions, not a document.
+
+BenchTimed = Literal[
+    "build",
+    "build-hook",
+    "build-render",
+    "build-htmlproofer",
+    "check-site",
+    "check-site-inprocess",
+    "floor",
+    "kb-validate",
+    "linkchecker",
+    "linkchecker-anchors",
+]
+BENCH_TIMED: tuple[str, ...] = get_args(BenchTimed)
+BenchChecker = Literal["kb-validate", "kb-check-site", "htmlproofer", "linkchecker", "linkchecker-anchors"]
+BENCH_CHECKERS: tuple[str, ...] = get_args(BenchChecker)
+Count = Annotated[int, Field(ge=0)]
+Seconds = Annotated[float, Field(ge=0)]
+
+
+class BenchTool(Model):
+    name: Text
+    version: Text
+
+
+class BenchSite(Model):
+    pages: Annotated[int, Field(ge=1)]
+    html_files: Count
+    html_mib: Annotated[float, Field(ge=0)]
+
+
+class BenchTiming(Model):
+    """One command at one site size: its runs, or the time limit it was stopped at."""
+
+    tool: BenchTimed
+    pages: Annotated[int, Field(ge=1)]
+    runs: Optional[Annotated[int, Field(ge=1)]] = None
+    median_s: Optional[Seconds] = None
+    min_s: Optional[Seconds] = None
+    max_s: Optional[Seconds] = None
+    stopped_after_s: Optional[Seconds] = None
+    peak_mib: Seconds
+
+    @model_validator(mode="after")
+    def _runs_or_stopped(self) -> "BenchTiming":
+        timed = (self.runs, self.median_s, self.min_s, self.max_s)
+        if self.stopped_after_s is None and None in timed:
+            raise ValueError("a timing needs runs, median_s, min_s and max_s (or stopped_after_s)")
+        if self.stopped_after_s is not None and any(v is not None for v in timed):
+            raise ValueError("a stopped timing has stopped_after_s only (no runs, median_s, min_s, max_s)")
+        if self.min_s is not None and self.median_s is not None and self.max_s is not None:
+            if not self.min_s <= self.median_s <= self.max_s:
+                raise ValueError(
+                    f"expected min_s <= median_s <= max_s, got {self.min_s}, {self.median_s}, {self.max_s}"
+                )
+        return self
+
+
+class BenchFault(Model):
+    id: Id
+    fault: Text
+    injected: Text
+    caught_by: list[BenchChecker]
+
+
+class BenchFindings(Model):
+    """What a checker reported beyond the injected faults, and the sizes where it was stopped."""
+
+    checker: BenchChecker
+    other_findings: Count
+    stopped_at: list[int] = []
+
+
+class BenchRatio(Model):
+    id: Id
+    what: Text
+    value: Optional[float] = None  # None: not measured in this run (a size or a tool was missing)
+    target: float
+    compare: Literal["at-most", "at-least"]
+
+
+class Benchmark(Noted):
+    """One run of ./dev bench."""
+
+    id: Id
+    measured: IsoDate
+    machine: Text
+    command: Text
+    sizes: Annotated[list[Annotated[int, Field(ge=1)]], Field(min_length=1)]
+    runs: Annotated[int, Field(ge=1)]
+    slow_runs: Annotated[int, Field(ge=1)]
+    slow_size: Annotated[int, Field(ge=1)]
+    tools: list[BenchTool]
+    sites: list[BenchSite]
+    timings: list[BenchTiming]
+    faults: list[BenchFault]
+    findings: list[BenchFindings]
+    ratios: list[BenchRatio]
+
+
 TABLES: dict[str, type[Model]] = {
     "sources": Source,
     "claims": Claim,
@@ -325,4 +429,5 @@ TABLES: dict[str, type[Model]] = {
     "integrations": Integration,
     "glossary": Term,
     "migration_rules": MigrationRule,
+    "benchmarks": Benchmark,
 }

@@ -82,4 +82,42 @@ QUERIES: list[Query] = [
         "RuntimeError: Expected one of cpu, cuda, ... device type at start of device string: tpu",
         "migrate/troubleshooting.md",
     ),
+    # More pasted errors: colons, quotes, brackets, dots and a lone '-' (which lunr would read as
+    # "must not contain" if Material did not drop it)
+    Query(
+        "TypeError: to() received an invalid combination of arguments - got (function)", "migrate/troubleshooting.md"
+    ),
+    Query(
+        "NotImplementedError: TPU backend does not support torch.compile(..., dynamic=True, ...)",
+        "migrate/troubleshooting.md",
+    ),
+    Query("No module named 'torch_xla'", "migrate/troubleshooting.md"),
+    Query(
+        "Could not run 'aten::empty.memory_format' with arguments from the 'XLA' backend", "migrate/troubleshooting.md"
+    ),
+    # Hyphenated product names: lunr's query lexer always splits at '-' (its own default separator,
+    # whatever plugins.search.separator says), so 'torch-tpu' searches the exact word 'torch' OR the
+    # prefix 'tpu*', and both are on most pages. What finds the right page is a heading that spells
+    # the name as readers type it (the quickstart's and the serving page's h1, the llm-d heading),
+    # with no punctuation-glued variant ("TPU's") outranking it (see the comment in mkdocs.yml).
+    # A page's tags must not outweigh its headings (plugins.search.fields in mkdocs.yml).
+    Query("llm-d", "migrate/serving.md"),
+    Query("tpu-inference", "migrate/serving.md"),
+    Query("vllm-torchtpu", "migrate/serving.md"),
+    Query("torch-tpu", "migrate/quickstart.md"),  # the package: its name, install order, versions
+    # No page names 'vllm-tpu'; a reader who types it wants vLLM on TPU, which the serving page explains
+    Query("vllm-tpu", "migrate/serving.md"),
+    # A bare peer name asks how TorchTPU relates to it. JAX is no peer (the comparison page names it
+    # only in passing): the answer is "Do I need torch_xla or JAX installed?". A PyTorch/XLA user's
+    # question is how to move off it; "PyTorch/XLA vs TorchTPU" (below) asks for the comparison.
+    Query("JAX", "understand/architecture.md"),
+    Query("PyTorch/XLA", "migrate/from-pytorch-xla.md"),
+    # Peer products: the comparison page (search boost 2) ranks above pages that name them in passing
+    Query("Gaudi", "understand/compared-with-peers.md"),
+    Query("Intel Gaudi", "understand/compared-with-peers.md"),
+    Query("Trainium", "understand/compared-with-peers.md"),
+    Query("AWS Trainium", "understand/compared-with-peers.md"),
+    Query("hpu", "understand/compared-with-peers.md"),
+    Query("neuron", "understand/compared-with-peers.md"),
+    Query("PyTorch/XLA vs TorchTPU", "understand/compared-with-peers.md"),
 ]

@@ -58,9 +58,10 @@ def find_chromium() -> str | None:
     return None
 
 
-def build_site(dest: Path, config: str = "mkdocs.yml") -> subprocess.CompletedProcess:
+def build_site(dest: Path, config: str = "mkdocs.yml", extra_env: dict | None = None) -> subprocess.CompletedProcess:
     """A strict build of the project into ``dest`` (never -q: it hides warnings from --strict)."""
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "scripts")}
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", **(extra_env or {})}
+    env["PYTHONPATH"] = str(ROOT / "scripts")
     args = [sys.executable, "-m", "mkdocs", "build", "--strict", "-f", config, "-d", str(dest)]
     return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
@@ -96,16 +97,29 @@ class SiteServer:
 
 
 def page_paths(site: Path) -> list[str]:
-    """Every built HTML page as the URL path a reader visits ('' for the home page)."""
+    """Every built HTML page as the URL path a reader visits ('' for the home page); redirect stubs
+    (which navigate away at once, see redirect_paths) are left out."""
     paths = []
+    stubs = set(redirect_paths(site))
     for html in sorted(site.rglob("*.html")):
         rel = html.relative_to(site).as_posix()
+        if rel in stubs:
+            continue
         if rel == "index.html":
             rel = ""
         elif rel.endswith("/index.html"):
             rel = rel[: -len("index.html")]
         paths.append(rel)
     return paths
+
+
+def redirect_paths(site: Path) -> list[str]:
+    """The redirect stubs mkdocs-redirects wrote into ``site`` (from mkdocs.yml's redirect map)."""
+    from kb.urls import project_redirects, redirect_pages
+
+    maps = project_redirects(ROOT)
+    stubs = [*redirect_pages(maps, True), *redirect_pages(maps, False)]  # served site, file:// bundle
+    return sorted(p for p in stubs if (site / p).is_file())
 
 
 def url_path_of(src: str) -> str:

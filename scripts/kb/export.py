@@ -1,0 +1,75 @@
+"""The KB as JSON for internal tools and bots: ``kb.json`` (every table and record, as validated)
+and ``kb.schema.json`` (a JSON Schema generated from the pydantic models in schema.py).
+
+Both are deterministic (sorted keys, records in the order they are read), so the same KB always
+gives the same bytes. Characters that mean something in HTML are written as JSON escapes
+(``\\u003c``), so a hostile string stays an inert JSON string even if a browser sniffs the file.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic.json_schema import models_json_schema
+
+from .load import KB
+from .schema import TABLES
+
+FORMAT = 1  # bump when the shape of kb.json changes (not when records change)
+DATA_FILE = "kb.json"
+SCHEMA_FILE = "kb.schema.json"
+_DIALECT = "https://json-schema.org/draft/2020-12/schema"
+
+
+def kb_document(kb: KB, pin: str | None) -> dict[str, Any]:
+    """Every table as a list of its records (JSON-ready), with the format version and the pin."""
+    tables = {
+        name: [rec.model.model_dump(mode="json", exclude_defaults=False) for rec in kb.tables.get(name, [])]
+        for name in TABLES
+    }
+    return {"format": FORMAT, "torch_tpu": pin, "tables": tables}
+
+
+def kb_schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) for ``kb_document``: one array of the table's model per table."""
+    refs, top = models_json_schema(
+        [(model, "validation") for model in dict.fromkeys(TABLES.values())],
+        ref_template="#/$defs/{model}",
+    )
+    tables = {name: {"type": "array", "items": refs[(model, "validation")]} for name, model in TABLES.items()}
+    return {
+        "$schema": _DIALECT,
+        "title": "TorchTPU Migration Handbook knowledge base",
+        "type": "object",
+        "properties": {
+            "format": {"const": FORMAT},
+            "torch_tpu": {"type": ["string", "null"], "description": "the torch-tpu release the KB is held to"},
+            "tables": {
+                "type": "object",
+                "properties": tables,
+                "required": list(TABLES),
+                "additionalProperties": False,
+            },
+        },
+        "required": ["format", "torch_tpu", "tables"],
+        "additionalProperties": False,
+        "$defs": top.get("$defs", {}),
+    }
+
+
+def dumps(value: object) -> str:
+    """Deterministic JSON: sorted keys, ASCII only, and no raw < > & (written as \\u escapes)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, indent=1) + "\n"
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def write_export(kb: KB, site: Path, pin: str | None) -> list[Path]:
+    """Write kb.json and kb.schema.json at the root of the built site; return their paths."""
+    written = []
+    for name, value in ((DATA_FILE, kb_document(kb, pin)), (SCHEMA_FILE, kb_schema())):
+        path = site / name
+        path.write_text(dumps(value), encoding="utf-8")
+        written.append(path)
+    return written

@@ -1,0 +1,166 @@
+"""The printable handbook: every page's rendered HTML on one page, in nav order.
+
+Each page becomes a ``<section>`` whose ids carry the page's prefix (``migrate_device-code__step-1``),
+so ids stay unique; a link to a page of the handbook becomes a link to its section (or to the
+prefixed anchor in it), and a link to any other file is made relative to the print page. Only the
+attributes that name an id or a URL are rewritten; every other byte of a page is copied as is.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from urllib.parse import urljoin, urlsplit
+
+from .escape import html_attr, md_text
+
+PRINT_PAGE = "about/print.md"  # the page the printable handbook is appended to
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:|^//", re.I)
+_ID_ATTRS = {"id", "for"}  # attributes holding one id
+_ID_LISTS = {"aria-labelledby", "aria-describedby", "aria-controls", "aria-owns"}  # space-separated ids
+_URL_ATTRS = {"href", "src", "xlink:href"}
+
+
+@dataclass(frozen=True)
+class Section:
+    """One page of the handbook: its source path, URL (site-relative, '' for the home page), title, HTML."""
+
+    src_uri: str
+    url: str
+    title: str
+    html: str
+
+
+def prefix_of(src_uri: str) -> str:
+    """The id of a page's section: its source path without '.md', '/' as '_' (file names are kebab-case)."""
+    return re.sub(r"[^A-Za-z0-9-]", "_", src_uri.removesuffix(".md"))
+
+
+def print_html(sections: list[Section], print_url: str) -> str:
+    """The sections as one HTML fragment, for a page at ``print_url``."""
+    prefixes: dict[str, str] = {}
+    targets: dict[str, str] = {}  # a site-relative page URL (each spelling) -> its section's prefix
+    for section in sections:
+        prefix = base = prefix_of(section.src_uri)
+        n = 1
+        while prefix in prefixes.values():
+            prefix, n = f"{base}-{n}", n + 1
+        prefixes[section.src_uri] = prefix
+        for spelling in _spellings(section.url):
+            targets.setdefault(spelling, prefix)
+    parts = []
+    for section in sections:
+        prefix = prefixes[section.src_uri]
+        body = _Rewriter(prefix, section.url, print_url, targets).rewrite(section.html)
+        heading = "" if re.match(r"\s*<h1[\s>]", body) else f"<h1>{md_text(section.title)}</h1>\n"
+        parts.append(f'<section class="kb-print-page" id="{html_attr(prefix)}">\n{heading}{body}\n</section>')
+    return "\n".join(parts)
+
+
+def _spellings(url: str) -> list[str]:
+    """The ways a link can name a page: 'a/b/' and 'a/b/index.html'; '' and 'index.html'."""
+    if url == "" or url.endswith("/"):
+        return [url, url + "index.html"]
+    return [url]
+
+
+def relative_url(target: str, start_page: str) -> str:
+    """``target`` (site-relative) as a link from the page at ``start_page`` (site-relative)."""
+    start = posixpath.dirname("/" + start_page) if not start_page.endswith("/") else "/" + start_page.rstrip("/")
+    rel = posixpath.relpath("/" + target, start or "/")
+    if target.endswith("/") or target == "":
+        rel = rel.rstrip("/") + "/"
+    return rel
+
+
+class _Rewriter(HTMLParser):
+    """Copies HTML through, rewriting the id and URL attributes of start tags."""
+
+    def __init__(self, prefix: str, url: str, print_url: str, targets: dict[str, str]) -> None:
+        super().__init__(convert_charrefs=False)
+        self.prefix, self.url, self.print_url, self.targets = prefix, url, print_url, targets
+        self.out: list[str] = []
+
+    def rewrite(self, html: str) -> str:
+        self.feed(html)
+        self.close()
+        if self.rawdata:  # an unfinished construct at the very end: keep it as written
+            self.out.append(self.rawdata)
+            self.rawdata = ""
+        return "".join(self.out)
+
+    # -- the HTMLParser callbacks: everything but a rewritten start tag is copied as written --
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(self._tag(tag, attrs, ">"))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.out.append(self._tag(tag, attrs, "/>"))
+
+    def handle_endtag(self, tag: str) -> None:
+        self.out.append(f"</{tag}>")
+
+    def handle_data(self, data: str) -> None:
+        self.out.append(data)
+
+    def handle_entityref(self, name: str) -> None:
+        self.out.append(f"&{name};")
+
+    def handle_charref(self, name: str) -> None:
+        self.out.append(f"&#{name};")
+
+    def handle_comment(self, data: str) -> None:
+        self.out.append(f"<!--{data}-->")
+
+    def handle_decl(self, decl: str) -> None:
+        self.out.append(f"<!{decl}>")
+
+    def handle_pi(self, data: str) -> None:
+        self.out.append(f"<?{data}>")
+
+    def unknown_decl(self, data: str) -> None:
+        self.out.append(f"<![{data}]>")
+
+    # -- helpers --
+
+    def _raw(self) -> str:
+        return self.get_starttag_text() or ""
+
+    def _tag(self, tag: str, attrs: list[tuple[str, str | None]], end: str) -> str:
+        names = {name for name, _ in attrs}
+        if not names & (_ID_ATTRS | _ID_LISTS | _URL_ATTRS | {"name"}):
+            return self._raw()
+        out = [f"<{tag}"]
+        for name, value in attrs:
+            if value is None:
+                out.append(f" {name}")
+                continue
+            if name in _ID_ATTRS or (name == "name" and tag == "input"):
+                value = self._id(value)
+            elif name in _ID_LISTS:
+                value = " ".join(self._id(v) for v in value.split())
+            elif name in _URL_ATTRS:
+                value = self._link(value)
+            out.append(f' {name}="{html_attr(value)}"')
+        return "".join(out) + end
+
+    def _id(self, value: str) -> str:
+        return f"{self.prefix}__{value}"
+
+    def _link(self, value: str) -> str:
+        """A link of this page, as a link on the print page."""
+        if _SCHEME.match(value.strip()):
+            return value
+        path, hashmark, fragment = value.partition("#")
+        if not path:
+            return f"#{self._id(fragment)}" if fragment else f"#{self.prefix}"
+        target = urlsplit(urljoin("https://site.invalid/" + self.url, path))
+        site_path = target.path.lstrip("/")
+        prefix = self.targets.get(site_path)
+        if prefix is not None and not target.query:
+            return f"#{prefix}__{fragment}" if fragment else f"#{prefix}"
+        query = f"?{target.query}" if target.query else ""
+        return relative_url(site_path, self.print_url) + query + hashmark + fragment

@@ -1,0 +1,95 @@
+"""The printable handbook (kb/printpage.py): sections in order, ids prefixed, links kept inside."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+from kb.printpage import Section, print_html, relative_url
+
+
+def attributes(html: str) -> list[tuple[str, str | None]]:
+    """Every attribute of every start tag, as a browser's parser sees them."""
+    found: list[tuple[str, str | None]] = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+            found.extend(attrs)
+
+    Parser().feed(html)
+    return found
+
+
+HOME = Section(
+    "index.md", "", "Home", '<h1 id="home">Home</h1>\n<p>See <a href="migrate/steps/#verify">verify</a>.</p>'
+)
+STEPS = Section(
+    "migrate/steps.md",
+    "migrate/steps/",
+    "Steps",
+    '<h1 id="steps">Steps</h1>\n'
+    '<h2 id="verify">Verify<a class="headerlink" href="#verify">&para;</a></h2>\n'
+    '<p><a href="../../">home</a>, <a href="../../reference/glossary/">glossary</a>, '
+    '<a href="https://example.org/x#y">out</a>, <img alt="c" src="../../assets/chart.svg"/></p>\n'
+    '<div class="tabbed-set" data-tabs="1:2"><input checked="checked" id="__tabbed_1_1" name="__tabbed_1" '
+    'type="radio"/><label for="__tabbed_1_1">GPU</label></div>\n'
+    '<pre><code><span id="__span-0-1"><a href="#__codelineno-0-1" id="__codelineno-0-1"></a>'
+    "x = a &lt; b &amp;&amp; &quot;id=&quot;\n</span></code></pre>\n"
+    "<table>\n<thead>\n<tr><th>a</th><th>b</th></tr>\n</thead>\n<tbody>\n<tr><td>1</td><td>2</td></tr>\n"
+    '</tbody>\n</table>\n<p>Prose that says id="x" and href="y" stays prose.</p>',
+)
+GLOSSARY = Section("reference/glossary.md", "reference/glossary/", "Glossary <&>", "<p>No heading here.</p>")
+
+
+def test_sections_come_in_the_given_order_with_a_heading_each():
+    out = print_html([HOME, STEPS, GLOSSARY], "about/print/")
+    ids = re.findall(r'<section class="kb-print-page" id="([^"]+)">', out)
+    assert ids == ["index", "migrate_steps", "reference_glossary"]
+    assert '<section class="kb-print-page" id="reference_glossary">\n<h1>Glossary &#60;&#38;&#62;</h1>' in out
+
+
+def test_ids_are_prefixed_and_stay_unique():
+    out = print_html([HOME, STEPS, Section("other.md", "other/", "Other", STEPS.html)], "about/print/")
+    ids = [value for name, value in attributes(out) if name == "id"]
+    assert len(ids) == len(set(ids))
+    assert 'id="migrate_steps__verify"' in out
+    assert '<input checked="checked" id="migrate_steps____tabbed_1_1" name="migrate_steps____tabbed_1"' in out
+    assert '<label for="migrate_steps____tabbed_1_1">' in out
+
+
+def test_links_to_handbook_pages_point_at_their_sections():
+    out = print_html([HOME, STEPS, GLOSSARY], "about/print/")
+    assert '<a href="#migrate_steps__verify">verify</a>' in out  # another page's anchor
+    assert '<a class="headerlink" href="#migrate_steps__verify">' in out  # the page's own anchor
+    assert '<a href="#index">home</a>' in out
+    assert '<a href="#reference_glossary">glossary</a>' in out
+
+
+def test_other_links_are_relative_to_the_print_page_or_left_alone():
+    out = print_html([HOME, STEPS], "about/print/")
+    assert '<a href="https://example.org/x#y">out</a>' in out
+    assert 'src="../../assets/chart.svg"' in out
+    assert '<a href="../../reference/glossary/">glossary</a>' in out  # not in the printed set: a page link
+
+
+def test_code_blocks_tables_and_prose_are_copied_as_written():
+    out = print_html([STEPS], "about/print/")
+    assert "x = a &lt; b &amp;&amp; &quot;id=&quot;\n</span></code></pre>" in out
+    table = STEPS.html[STEPS.html.index("<table>") : STEPS.html.index("</table>") + 8]
+    assert table in out
+    assert '<p>Prose that says id="x" and href="y" stays prose.</p>' in out
+
+
+def test_rewritten_attributes_are_escaped():
+    hostile = Section("x.md", "x/", "X", '<a href="#&quot;&gt;&lt;script&gt;" id="a&quot;b">x</a>')
+    out = print_html([hostile], "p/")
+    assert "<script" not in out
+    assert 'href="#x__&quot;&gt;&lt;script&gt;"' in out
+    assert 'id="x__a&quot;b"' in out
+
+
+def test_relative_url_for_folder_and_file_urls():
+    assert relative_url("assets/a.svg", "about/print/") == "../../assets/a.svg"
+    assert relative_url("assets/a.svg", "about/print.html") == "../assets/a.svg"
+    assert relative_url("reference/x/", "about/print/") == "../../reference/x/"
+    assert relative_url("", "about/print/") == "../../"
