@@ -243,7 +243,6 @@ def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7) -> Gen
         path = docs / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page_text(i, count, rng, shortcodes, urls), encoding="utf-8")
-    published = docs / "data" / "published-urls.txt"
     if published.is_file():  # every page in the nav is listed there (kb/urls.py)
         with published.open("a", encoding="utf-8") as out:
             out.write("".join(f"/{name.removesuffix('.md')}/\n" for name in names))

@@ -55,23 +55,11 @@ def test_the_check_never_writes_into_docs(tmp_path):
 
 def _nav_sources() -> list[str]:
     """The docs/ paths of the nav in mkdocs.yml, in order."""
-    from kb.yamlload import ConfigLoader, parse
+    from kb.urls import nav_pages, read_config
 
-    nav = parse((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), "mkdocs.yml", ConfigLoader).data["nav"]
-    out: list[str] = []
-
-    def walk(node: object) -> None:
-        if isinstance(node, list):
-            for item in node:
-                walk(item)
-        elif isinstance(node, dict):
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, str):
-            out.append(node)
-
-    walk(nav)
-    return out
+    config = read_config(ROOT)
+    assert config is not None
+    return nav_pages(config)
 
 
 def _text(html: str) -> str:

@@ -190,13 +190,13 @@ class Visitor:
     def attribute(self, node: ast.Attribute, path: str | None, chain: str) -> None:
         """The outermost attribute of a chain: each prefix of it is matched (same line and column)."""
         s = self.s
-        key = (path, chain)
-        hit = _PREFIXES.get(key)
-        if hit is None or hit[0] is not s.rules:
-            hit = _PREFIXES[key] = (s.rules, _prefix_rules(s.rules, path, chain))
-            if len(_PREFIXES) > 100_000:
-                _PREFIXES.clear()
-        cuda, rules = hit[1]
+        memo = s.rules.prefixes
+        hit = memo.get((path, chain))
+        if hit is None:
+            if len(memo) > 100_000:
+                memo.clear()
+            hit = memo[(path, chain)] = _prefix_rules(s.rules, path, chain)
+        cuda, rules = hit
         if cuda:
             s.uses_cuda = True
         for rule in rules:
@@ -298,9 +298,6 @@ def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, t
         path = path[: path.rfind(".")] if path else None
     return cuda, tuple(found)
 
-
-# (path, chain) -> (the rule set, its answer): the same chains recur across a repository.
-_PREFIXES: dict[tuple[str | None, str], tuple[RuleSet, tuple[bool, tuple[ScanRule, ...]]]] = {}
 
 # Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
 _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {

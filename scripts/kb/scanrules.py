@@ -130,6 +130,11 @@ class RuleSet:
     imports: list[ScanRule] = field(default_factory=list)
     detectors: dict[str, list[ScanRule]] = field(default_factory=dict)
     broad: frozenset[str] = frozenset()  # ids of catch-all rules (``a.b.*``), quiet where another rule spoke
+    # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
+    # the same chains recur across a repository.
+    prefixes: dict[tuple[str | None, str], tuple[bool, tuple[ScanRule, ...]]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @classmethod
     def of(cls, rules: list[ScanRule]) -> RuleSet:

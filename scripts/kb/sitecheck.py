@@ -31,6 +31,7 @@ import posixpath
 import re
 from collections.abc import Mapping
 from itertools import accumulate
+from operator import attrgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 from urllib.parse import unquote
@@ -675,6 +676,10 @@ def _climb(url: str) -> int:
     return up
 
 
+_COMPLETE = attrgetter("complete")
+_FOREIGN = attrgetter("foreign")
+
+
 class _Scanner:
     """Reads pages in stretches and remembers each stretch it read, by its exact text.
 
@@ -712,22 +717,19 @@ class _Scanner:
         foreign = head[-1][1].foreign if head else False
         middle = items[1:-1]
         starts = list(accumulate(map(len, middle), lambda at, size: at + len(self.ITEM) + size, initial=len(items[0])))
-        found: list[_Bits | None] = list(map(self.seen_items[foreign].get, middle))
-        miss = 0
-        while None in found[miss:]:
-            miss = found.index(None, miss)
-            if miss and foreign != found[miss - 1].foreign:  # type: ignore[union-attr]  # only misses are None
-                return self._whole(text, page)  # an <svg> opened in a navigation item: not worth a shortcut
-            bits = self._cut(self.ITEM + middle[miss], foreign)
-            if not bits.complete:
-                return self._whole(text, page)
-            found[miss] = self.seen_items[foreign][middle[miss]] = bits
-        if found and any(bits.foreign != foreign for bits in found):  # type: ignore[union-attr]
+        seen = self.seen_items[foreign]
+        found = [seen.get(item) or self._cut(self.ITEM + item, foreign) for item in middle]
+        if not all(map(_COMPLETE, found)):
+            return self._whole(text, page)
+        seen.update(zip(middle, found, strict=True))
+        # Each item was read from the state the head ended in: right only if none opened an <svg>
+        # (once open, it stays open, so a page whose head opened one needs no look).
+        if not foreign and any(map(_FOREIGN, found)):
             return self._whole(text, page)
         tail = self._landmarks(self.ITEM + items[-1], starts[-1], foreign)
         if tail is None:
             return self._whole(text, page)
-        return self._doc(text, page, [*head, *zip(starts, found, strict=False), *tail])  # type: ignore[list-item]
+        return self._doc(text, page, [*head, *zip(starts, found, strict=False), *tail])
 
     def _landmarks(self, text: str, at: int, foreign: bool = False) -> list[tuple[int, _Bits]] | None:
         """``text`` (at ``at`` in its page) cut before landmarks and read piece by piece; None when
