@@ -4,8 +4,9 @@ peers.py builds with it (1) the faulty project, which our own hook would refuse 
 so that the built site holds the faults for the site-level checkers, and (2) the clean project, as
 the base that mkdocs-htmlproofer-plugin's added time is measured against. Every event of the real
 hook is used as is (rendering, banner, glossary, print page, theme fixes), except two:
-``on_pre_build`` validates without failing, and ``on_post_build`` (the built-site check and the
-``kb.json`` export) does not run. A shortcode that does not render stays in the page as written.
+``on_pre_build`` validates without failing, and ``on_post_build`` writes the ``kb.json`` export
+but does not run the built-site check: a build with our hook minus a build with this one is the
+time the check adds. A shortcode that does not render stays in the page as written.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import hooks as _real  # noqa: E402
 
+from kb.export import write_export  # noqa: E402
+from kb.package import PackageError, pin_text  # noqa: E402
 from kb.project import validate_project  # noqa: E402
 
 for _name in dir(_real):
@@ -31,3 +34,16 @@ def on_pre_build(config: MkDocsConfig) -> None:
     if project.kb is None:
         raise SystemExit("render_hook: the KB itself does not load, so nothing can be rendered")
     _real._project = project
+
+
+def on_post_build(config: MkDocsConfig) -> None:
+    """The real hook's export, without its built-site check."""
+    project = _real._project
+    if project is None or project.kb is None:
+        return
+    root = Path(config.config_file_path).parent
+    try:
+        pin: str | None = pin_text(root)
+    except PackageError:
+        pin = None
+    write_export(project.kb, Path(config.site_dir), pin)

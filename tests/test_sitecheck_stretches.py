@@ -170,8 +170,24 @@ def test_the_css_character_classes_mean_what_their_long_spelling_means():
         assert [c for c in chars if a.fullmatch(c)] == [c for c in chars if b.fullmatch(c)], short
 
 
-NAMES = ["a", "A", "h2", "div", "span", "img", "link", "script", "base", "article", "meta"]
-ATTRS = ["id", "href", "class", "title", "HREF", "name", "onclick", "src", "style", "rel", "aria-label", "data-x"]
+NAMES = ["a", "A", "h2", "div", "span", "img", "link", "abbr", "script", "base", "article", "meta"]
+ATTRS = [
+    "id",
+    "href",
+    "class",
+    "title",
+    "HREF",
+    "name",
+    "onclick",
+    "src",
+    "style",
+    "rel",
+    "aria-label",
+    "data-x",
+    "alt",
+    "width",
+    "loading",
+]
 VALUES = [
     "",
     "x",
@@ -187,6 +203,13 @@ VALUES = [
     "data:text/html,x",
     "é",
     "a\tb",
+    "icon",
+    "canonical",
+    "Canonical",
+    "stylesheet",
+    "prev next",
+    "a &#40;b&#41;",
+    "<b>",
 ]
 
 
@@ -204,3 +227,32 @@ def test_the_quick_reading_of_common_tags_equals_the_general_one(name, attrs, en
 
     text = "".join(f" {key}" + quote.format(value) for key, value, quote in attrs)
     assert _digest(name, text, end) == _digest_all(name, text, end), (name, text, end)
+
+
+def test_the_quick_reading_equals_the_general_one_for_every_pair_of_attributes():
+    """Exhaustive over one and two attributes, double-quoted (the only quoting the quick path takes)."""
+    from kb.sitecheck import _digest, _digest_all
+
+    keys = ["id", "href", "src", "name", "rel", "title", "alt", "onclick"]
+    values = ["", "x", "../a/", "/abs/", "//evil.example/x", "icon", "canonical", "a &#40;b&#41;", "x:y"]
+    singles = [f' {key}="{value}"' for key in keys for value in values]
+    texts = ["", *singles, *(a + b for a in singles for b in singles)]
+    for name in ("a", "img", "link", "abbr", "h2", "div"):
+        for text in texts:
+            for end in (">", "/>"):
+                assert _digest(name, text, end) == _digest_all(name, text, end), (name, text, end)
+
+
+def test_when_the_second_process_dies_the_first_reads_everything(tmp_path, monkeypatch):
+    site = many_pages(tmp_path, sitecheck.PARALLEL_FROM + 40)
+    one = sorted(map(str, check_site(site, workers=1)))
+    parent = os.getpid()
+    scan = sitecheck._scan_files
+
+    def dies_in_the_child(*args, **kwargs):
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return scan(*args, **kwargs)
+
+    monkeypatch.setattr(sitecheck, "_scan_files", dies_in_the_child)
+    assert sorted(map(str, check_site(site, workers=2))) == one

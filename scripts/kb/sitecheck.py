@@ -26,6 +26,7 @@ from __future__ import annotations
 import gc
 import hashlib
 import html
+import marshal
 import os
 import posixpath
 import re
@@ -33,14 +34,11 @@ from collections.abc import Mapping
 from itertools import accumulate
 from operator import attrgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 from .errors import Problem
 from .sitepaths import built_file
-
-if TYPE_CHECKING:  # multiprocessing is imported only when a second process is started
-    from multiprocessing.connection import Connection
 
 MAX_BYTES = 32 * 1024 * 1024  # a page or stylesheet larger than this is reported, not read
 _DOCUMENTS = (".html", ".htm", ".xhtml", ".svg")  # read as markup (an .svg opened directly runs scripts)
@@ -208,9 +206,13 @@ def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
     if not docs.is_dir():
         return {}
     out = {}
-    for path in sorted(docs.rglob("*.md")):
-        uri = path.relative_to(docs).as_posix()
-        out[built_file(uri, directory_urls)] = f"{docs.name}/{uri}"
+    root = str(docs)
+    for folder, _dirs, names in os.walk(root):  # like docs.rglob("*.md"), at a third of the cost
+        rel = os.path.relpath(folder, root).replace(os.sep, "/")
+        for name in names:
+            if name.endswith(".md"):
+                uri = name if rel == "." else f"{rel}/{name}"
+                out[built_file(uri, directory_urls)] = f"{docs.name}/{uri}"
     return out
 
 
@@ -227,36 +229,85 @@ def _parallel(
     redirects: Mapping[str, str],
     workers: int,
 ) -> list[Problem]:
-    """Read the first half of the files in a forked process and the rest here; swap the ids of
-    every page (an #anchor may point anywhere), then each checks its own half's links.
-    Without fork (or on any failure of the child) everything is read here."""
-    if workers < 2 or len(readable) < PARALLEL_FROM:
+    """Read the first half of the files (by size) in a forked process and the rest here; swap the
+    ids of every page (an #anchor may point anywhere), then each checks its own half's links.
+    The halves talk through two pipes in ``marshal`` (plain values only: no pickle, no
+    multiprocessing to import). Without fork, or on any failure of the child, everything is read
+    here."""
+    if workers < 2 or len(readable) < PARALLEL_FROM or not hasattr(os, "fork"):
         return _serial(site, files, readable, source_of, redirects)
-    import multiprocessing as mp  # only for a site big enough to split (about 15 ms to import)
-
-    if "fork" not in mp.get_all_start_methods():
-        return _serial(site, files, readable, source_of, redirects)
-    half = len(readable) // 2
-    ctx = mp.get_context("fork")
-    mine, theirs = ctx.Pipe()
-    child = ctx.Process(target=_child, args=(theirs, site, files, readable[:half], source_of, redirects), daemon=True)
-    child.start()
-    theirs.close()
-    docs, problems = _scan_files(site, readable[half:], source_of, redirects)
+    half = _half(site, readable)
+    up_r, up_w = os.pipe()  # child -> parent
+    down_r, down_w = os.pipe()  # parent -> child
+    pid = os.fork()
+    if pid == 0:  # the child: never returns, never runs the caller's cleanup
+        code = 1
+        try:
+            os.close(up_r)
+            os.close(down_w)
+            docs, problems = _scan_files(site, readable[:half], source_of, redirects)
+            _send(up_w, (_ids(docs), [tuple(p) for p in problems]))
+            found = _check_docs(site, docs, files, _receive(down_r), source_of)
+            _send(up_w, [tuple(p) for p in found])
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(up_w)
+    os.close(down_r)
     try:
-        their_ids: dict[str, set[str]]
-        their_problems: list[Problem]
-        their_ids, their_problems = mine.recv()
+        docs, problems = _scan_files(site, readable[half:], source_of, redirects)
+        their_ids, their_problems = _receive(up_r)
         ids = {**their_ids, **_ids(docs)}
-        mine.send(ids)
+        _send(down_w, ids)
         problems += _check_docs(site, docs, files, ids, source_of)
-        their_found: list[Problem] = mine.recv()
-        return their_problems + their_found + problems
-    except (EOFError, OSError):  # the child died: read the whole site here
+        their_found = _receive(up_r)
+        return [Problem(*p) for p in [*their_problems, *their_found]] + problems
+    except (EOFError, OSError, ValueError, TypeError):  # the child died or sent garbage: read it all here
         return _serial(site, files, readable, source_of, redirects)
     finally:
-        mine.close()
-        child.join()
+        os.close(up_r)
+        os.close(down_w)
+        os.waitpid(pid, 0)
+
+
+def _half(site: Path, readable: list[str]) -> int:
+    """Where to split ``readable`` so that each process reads about as many bytes."""
+    sizes = []
+    for rel in readable:
+        try:
+            sizes.append(os.stat(os.path.join(site, rel)).st_size)
+        except OSError:
+            sizes.append(0)
+    total = sum(sizes)
+    run = 0
+    for i, size in enumerate(sizes):
+        run += size
+        if 2 * run >= total:
+            return max(1, min(i + 1, len(readable) - 1))
+    return len(readable) // 2
+
+
+def _send(fd: int, value: Any) -> None:
+    data = marshal.dumps(value)
+    view = memoryview(len(data).to_bytes(8, "little") + data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _receive(fd: int) -> Any:
+    size = int.from_bytes(_read_exactly(fd, 8), "little")
+    return marshal.loads(_read_exactly(fd, size))
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = []
+    while size:
+        chunk = os.read(fd, min(size, 1 << 20))
+        if not chunk:
+            raise EOFError("the other process closed the pipe")
+        chunks.append(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _serial(
@@ -264,20 +315,6 @@ def _serial(
 ) -> list[Problem]:
     docs, problems = _scan_files(site, readable, source_of, redirects)
     return problems + _check_docs(site, docs, files, _ids(docs), source_of)
-
-
-def _child(
-    conn: Connection,
-    site: Path,
-    files: set[str],
-    readable: list[str],
-    source_of: dict[str, str],
-    redirects: Mapping[str, str],
-) -> None:
-    docs, problems = _scan_files(site, readable, source_of, redirects)
-    conn.send((_ids(docs), problems))
-    conn.send(_check_docs(site, docs, files, conn.recv(), source_of))
-    conn.close()
 
 
 def _ids(docs: dict[str, _Doc]) -> dict[str, set[str]]:
@@ -334,32 +371,44 @@ def _check_docs(
     problems: list[Problem] = []
     answers: dict[tuple[str, str, bool], str | None] = {}
     stretches: dict[tuple[int, str], list[tuple[int, str, str]]] = {}
+    # By the folders a page climbs to: the stretches with nothing to report from there (no
+    # event, and every link climbs to one of those folders and resolves). Most of a page is one.
+    quiet: dict[tuple[str, ...], set[int]] = {}
     for rel, doc in docs.items():
         base = posixpath.dirname(rel)
         climbs = _climbs(base)
+        known = quiet.setdefault(tuple(climbs[1:]), set())
         found: list[tuple[int, str, str | None]] = []
         lo, hi = doc.content
         for at, bits in doc.parts:
+            if id(bits) in known:
+                continue
             if bits.links:
-                where = climbs[bits.up] if 0 < bits.up < len(climbs) else rel
+                shared = 0 < bits.up < len(climbs)
+                where = climbs[bits.up] if shared else rel
                 bad = stretches.get((id(bits), where))
                 if bad is None:
                     bad = stretches[(id(bits), where)] = []
-                    for ref in (r._replace(offset=lo + r.offset) for lo, sub in bits.links for r in sub.refs):
-                        url = ref.url
-                        key = (rel, url, ref.loads)
-                        if url.startswith("../"):
-                            up = _climb(url)
-                            if up < len(climbs):
-                                key = (climbs[up], url[3 * up :], ref.loads)
-                        msg = answers.get(key, _UNSEEN)
-                        if msg is _UNSEEN:
-                            msg = answers[key] = _check_ref(ref, rel, base, files, ids)
-                        if msg:
-                            bad.append((ref.offset, msg, url))
+                    for sub_at, sub in bits.links:
+                        for ref in sub.refs:
+                            url = ref.url
+                            key = (rel, url, ref.loads)
+                            if url.startswith("../"):
+                                up = _climb(url)
+                                if up < len(climbs):
+                                    key = (climbs[up], url[3 * up :], ref.loads)
+                            msg = answers.get(key, _UNSEEN)
+                            if msg is _UNSEEN:
+                                msg = answers[key] = _check_ref(ref, rel, base, files, ids)
+                            if msg:
+                                bad.append((sub_at + ref.offset, msg, url))
                 for off, msg, url in bad:
                     off += at
                     found.append((off, msg, url if lo <= off < hi else None))
+                if shared and not bad and not bits.events:
+                    known.add(id(bits))
+            elif not bits.events:
+                known.add(id(bits))
             for ev in bits.events:
                 off = at + ev.offset
                 inside = lo <= off < hi
@@ -695,7 +744,9 @@ class _Scanner:
         r'<(?:header|div class="md-(?:container|header__topic|content)|/article|footer'
         r'|script|link rel="(?:canonical|prev|next)"|title|nav)'
     )
-    FINE = re.compile(r"<(?:li|nav|svg|script|footer|header|form|label|link|meta|title|input|button|div|a|h[1-6]|p)\b")
+    # block-level tags: a paragraph or list item with a link of its own is read as one bit (cutting
+    # before each <a> too costs more in lookups than it saves in tokenizing)
+    FINE = re.compile(r"<(?:li|nav|svg|script|footer|header|form|link|meta|title|div|h[1-6]|p|table|pre)\b")
 
     def __init__(self) -> None:
         self.tags: dict[str, _Tag] = {}
@@ -805,27 +856,40 @@ def _tag_text(raw: str) -> str:
     return raw if len(raw) <= 80 else raw[:77] + "..."
 
 
-# The commonest tags of a page's own text (<a href="..."> and <h2 id="...">), when every attribute
-# is a plain double-quoted value from the list below: read without the general attribute rules
+# The commonest tags (<a href>, <h2 id>, <img src>, <link rel href>), when every attribute is a
+# plain double-quoted value from the lists below: read without the general attribute rules
 # (tests/test_sitecheck_stretches.py holds the two readings equal).
-_SIMPLE_TAGS = frozenset({"a", "h1", "h2", "h3", "h4", "h5", "h6", "p", "span", "div", "li", "td", "th", "code", "em"})
+_SIMPLE_TAGS = frozenset(
+    {"a", "h1", "h2", "h3", "h4", "h5", "h6", "p", "span", "div", "li", "td", "th", "code", "em", "img", "link", "abbr"}
+)
 _SIMPLE_ATTRS = re.compile(
-    r'(?: (?:id|href)="[^"&<>\\\x00-\x20:]*"'  # an id or a relative link: no space, scheme or reference
-    r'| (?:class|title|aria-label|aria-hidden|tabindex|lang|dir)="[^"&<>\x00-\x1f]*")*'
+    r'(?: (?:id|href|src|name|rel)="[^"&<>\\\x00-\x20:]*"'  # ids, relative URLs, one rel token: no space or scheme
+    r'| (?:class|title|aria-label|aria-hidden|tabindex|lang|dir|alt|width|height|loading)="[^"<>\x00-\x1f]*")*'
 )
 _SIMPLE_ATTR = re.compile(r' ([a-z-]+)="([^"]*)"')
+_SIMPLE_KEYS = {"a": {"id", "href", "name"}, "img": {"id", "src"}, "link": {"href", "rel"}}  # other tags: id
+_ONLY_ID = frozenset({"id"})
+_STRICT_KEYS = frozenset({"id", "href", "src", "name", "rel"})
 
 
 def _digest(name: str, attr_text: str, end: str | None) -> _Tag:
     """The ids, URLs and script-like findings of one start tag."""
-    if end == ">" and name in _SIMPLE_TAGS and _SIMPLE_ATTRS.fullmatch(attr_text):
-        pairs = _SIMPLE_ATTR.findall(attr_text)
-        hrefs = [value for key, value in pairs if key == "href"]
-        if not hrefs or (name == "a" and not any(value.startswith("/") for value in hrefs)):
-            ids = tuple(value for key, value in pairs if key == "id" and value)
-            refs = tuple((value, False) for value in hrefs)
-            return _Tag(ids, refs, (), False, None, name, False, False) if ids or refs else _PLAIN
-    return _digest_all(name, attr_text, end)
+    if end is None or name not in _SIMPLE_TAGS or not _SIMPLE_ATTRS.fullmatch(attr_text):
+        return _digest_all(name, attr_text, end)
+    pairs = _SIMPLE_ATTR.findall(attr_text)
+    allowed = _SIMPLE_KEYS.get(name, _ONLY_ID)
+    if any(key in _STRICT_KEYS and key not in allowed for key, _ in pairs):
+        return _digest_all(name, attr_text, end)
+    ids = tuple(value for key, value in pairs if value and (key == "id" or key == "name"))  # name: only on <a>
+    if name == "img":
+        refs = tuple((value, True) for key, value in pairs if key == "src")
+    else:
+        rel = next((value for key, value in pairs if key == "rel"), "")  # only on <link>
+        loads = name == "link" and not (rel and rel.lower() in _NOT_LOADED)
+        refs = tuple((value, loads) for key, value in pairs if key == "href")  # only on <a> and <link>
+        if not loads and any(url.startswith("/") for url, _ in refs):
+            return _digest_all(name, attr_text, end)  # a protocol-relative link is also reported
+    return _Tag(ids, refs, (), False, None, name, end == "/>", False) if ids or refs else _PLAIN
 
 
 def _digest_all(name: str, attr_text: str, end: str | None) -> _Tag:
@@ -1083,6 +1147,8 @@ def _refresh_url(content: str) -> str:
 
 def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, set[str]]) -> str | None:
     url = ref.url
+    if url.startswith("#"):  # the commonest link of all, to this page's own heading: what the end says
+        return _missing_anchor(rel, url[1:], ids)
     if url.lower().startswith(_HARMLESS) or _scheme(url) == "data":  # data: is reported where it is found
         return None
     if _foreign(url):
@@ -1118,10 +1184,13 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
                     "files in Markdown, not raw HTML)"
                 )
             return f"broken link '{url}' (expected {target} in the built site)"
-    if fragment:
-        frag = unquote(fragment)
-        if target in ids and frag not in ids[target]:
-            return f"missing anchor '#{frag}' in {target} (expected an element with id=\"{frag}\")"
+    return _missing_anchor(target, fragment, ids) if fragment else None
+
+
+def _missing_anchor(target: str, fragment: str, ids: dict[str, set[str]]) -> str | None:
+    frag = unquote(fragment) if "%" in fragment else fragment
+    if target in ids and frag not in ids[target]:
+        return f"missing anchor '#{frag}' in {target} (expected an element with id=\"{frag}\")"
     return None
 
 
