@@ -48,6 +48,10 @@ PY = sys.executable
 BIN = Path(PY).parent
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "scripts")}
 ENV.pop("HANDBOOK_REPO_URL", None)
+# Python's default: modules are compiled once and the bytecode kept. The peers' packages were
+# compiled when pip installed them; without this, a machine that sets the variable would make our
+# own modules (run from scripts/) compile again on every run, and only ours.
+ENV.pop("PYTHONDONTWRITEBYTECODE", None)
 TOOLS = ("mkdocs", "mkdocs-material", "pymdown-extensions", "LinkChecker", "mkdocs-htmlproofer-plugin")
 
 FLOOR = """
