@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import sys
+import time
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
@@ -36,6 +37,7 @@ _last_good: Project | None = None  # the last project that validated, served whi
 _last_pages: dict[str, str] = {}  # each page's last good Markdown, for the same reason
 _serving = False
 _log = logging.getLogger("mkdocs.hooks.kb")
+CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
 
 
 # ---- Hooks ----
@@ -127,7 +129,9 @@ def on_post_build(config: MkDocsConfig) -> None:
         write_export(_project.kb, site, pin)
     redirects = redirect_pages(_redirect_maps(config), config.use_directory_urls)
     # Under serve the build runs beside the server's threads: no second process is forked there.
+    start = time.perf_counter()
     problems = check_site(site, hints, shown=shown, redirects=redirects, workers=1 if _serving else 2)
+    _log.info(f"{CHECK_TIMED} {time.perf_counter() - start:.3f} s, {len(problems)} problem(s)")
     if problems and _serving:
         _report(problems, "built site")
         return

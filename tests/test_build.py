@@ -9,11 +9,23 @@ from conftest import ROOT
 
 
 @pytest.fixture(scope="session")
-def built(tmp_path_factory):
+def build_run(tmp_path_factory):
     site = tmp_path_factory.mktemp("build") / "site"
     result = build(ROOT, site)
     assert result.returncode == 0, result.stdout + result.stderr
-    return site
+    return site, result.stdout + result.stderr
+
+
+@pytest.fixture(scope="session")
+def built(build_run):
+    return build_run[0]
+
+
+def test_the_build_says_how_long_its_site_check_took_as_the_bench_reads_it(build_run):
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import peers
+
+    assert len(peers.HOOK_CHECK.findall(build_run[1])) == 1, build_run[1][-2000:]
 
 
 def test_validate_passes_on_the_real_project():

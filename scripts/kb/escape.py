@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from functools import lru_cache
 from urllib.parse import quote, urlsplit, urlunsplit
 
 # Characters Python-Markdown or its extensions give meaning to anywhere in a line ...
@@ -28,13 +29,21 @@ class UnsafeValue(ValueError):
     """A value that cannot be written safely in its context (the caller adds where it came from)."""
 
 
+_SPACES = re.compile(r"\s+")
+
+
 def one_line(value: object) -> str:
     """Turn every line break, control and bidi character into a space, and runs of spaces into one."""
-    return re.sub(r"\s+", " ", _BREAKING.sub(" ", str(value)))
+    return _SPACES.sub(" ", _BREAKING.sub(" ", str(value)))
 
 
 def md_text(value: object) -> str:
     """Plain text in Markdown: every character with a meaning becomes a numeric reference."""
+    return _md_text(str(value))
+
+
+@lru_cache(maxsize=16384)  # the same cells recur on every page that shows a table: escape each once
+def _md_text(value: str) -> str:
     text = one_line(value)
     start = len(text) - len(text.lstrip())
     lead = _LEADING.match(text[start:])
@@ -45,6 +54,12 @@ def md_text(value: object) -> str:
     return head + text.translate(_MARKDOWN_REFS)
 
 
+def clear_caches() -> None:
+    """Forget every escaped value remembered so far."""
+    _md_text.cache_clear()
+    _md_rich.cache_clear()
+
+
 def md_code(value: object) -> str:
     """Inline code: ``<code>`` with the text escaped (Markdown does not see a code span)."""
     return f"<code>{md_text(value)}</code>"
@@ -52,6 +67,11 @@ def md_code(value: object) -> str:
 
 def md_rich(value: object) -> str:
     """Text where a pair of backticks marks inline code, as KB prose writes it: `name`."""
+    return _md_rich(str(value))
+
+
+@lru_cache(maxsize=16384)
+def _md_rich(value: str) -> str:
     parts = one_line(value).split("`")
     if len(parts) % 2 == 0:  # an unpaired backtick is literal
         parts[-2:] = [parts[-2] + "`" + parts[-1]]

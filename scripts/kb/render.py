@@ -17,6 +17,7 @@ from . import benchrender, charts
 from .coverage import InventoryError, read_inventory, undocumented
 from .errors import Problem
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
+from .escape import clear_caches as clear_escape_caches
 from .load import KB, Record
 from .mdscan import prose_lines
 from .schema import (
@@ -68,6 +69,13 @@ class Ctx:
 @lru_cache(maxsize=4096)
 def _relpath(path: str, start: str) -> str:
     return posixpath.relpath(path, start)
+
+
+def clear_caches() -> None:
+    """Forget what rendering remembered (relative paths, escaped text): the bench times each
+    validation from cold, as a build runs it."""
+    _relpath.cache_clear()
+    clear_escape_caches()
 
 
 # ---- Text helpers ----

@@ -323,6 +323,7 @@ BenchTimed = Literal[
     "build-hook",
     "build-render",
     "build-htmlproofer",
+    "hook-check",
     "check-site",
     "check-site-inprocess",
     "floor",
