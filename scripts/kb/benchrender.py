@@ -19,7 +19,7 @@ LABELS = {
     "build-hook": "mkdocs build with our hook (validate, render, check-site)",
     "build-render": "mkdocs build, render-only hook (no checks)",
     "build-htmlproofer": "render-only build + mkdocs-htmlproofer-plugin",
-    "hook-check": "our hook's built-site check, timed inside the build with our hook",
+    "hook-check": "our hook's built-site check, timed inside the build with our hook (peak memory: that build's)",
     "check-site": "python -m kb check-site (a process)",
     "check-site-inprocess": "check_site() inside one process",
     "floor": "floor: read and lower-case every HTML file",
