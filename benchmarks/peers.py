@@ -154,7 +154,6 @@ class Timing:
         self.tool, self.size = tool, size
         self.seconds: list[float] = []
         self.peak_kib = 0
-        self.first: Run | None = None
         self.all: list[Run] = []
         self.stopped_after: float | None = None  # set when a run hit the time limit
 
@@ -164,8 +163,11 @@ class Timing:
         else:
             self.seconds.append(r.seconds if seconds is None else seconds)
         self.peak_kib = max(self.peak_kib, r.peak_kib)
-        self.first = self.first or r
         self.all.append(r)
+
+    @property
+    def first(self) -> Run | None:
+        return self.all[0] if self.all else None
 
     @property
     def median(self) -> float | None:

@@ -20,8 +20,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import hooks as _real  # noqa: E402
 
-from kb.export import write_export  # noqa: E402
-from kb.package import PackageError, pin_text  # noqa: E402
 from kb.project import validate_project  # noqa: E402
 
 for _name in dir(_real):
@@ -38,12 +36,4 @@ def on_pre_build(config: MkDocsConfig) -> None:
 
 def on_post_build(config: MkDocsConfig) -> None:
     """The real hook's export, without its built-site check."""
-    project = _real._project
-    if project is None or project.kb is None:
-        return
-    root = Path(config.config_file_path).parent
-    try:
-        pin: str | None = pin_text(root)
-    except PackageError:
-        pin = None
-    write_export(project.kb, Path(config.site_dir), pin)
+    _real.export(config)

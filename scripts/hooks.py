@@ -121,12 +121,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     site = Path(config.site_dir)
     root = Path(config.config_file_path).parent
     shown = site.relative_to(root).as_posix() if site.is_relative_to(root) else str(site)
-    if _project.kb is not None:  # /kb.json and /kb.schema.json, for internal tools and bots
-        try:
-            pin: str | None = pin_text(root)
-        except PackageError:
-            pin = None
-        write_export(_project.kb, site, pin)
+    export(config)
     redirects = redirect_pages(_redirect_maps(config), config.use_directory_urls)
     # Under serve the build runs beside the server's threads: no second process is forked there.
     start = time.perf_counter()
@@ -139,6 +134,17 @@ def on_post_build(config: MkDocsConfig) -> None:
 
 
 # ---- Helper functions ----
+
+
+def export(config: MkDocsConfig) -> None:
+    """/kb.json and /kb.schema.json, for internal tools and bots (the bench's render-only hook too)."""
+    if _project is None or _project.kb is None:
+        return
+    try:
+        pin: str | None = pin_text(Path(config.config_file_path).parent)
+    except PackageError:
+        pin = None
+    write_export(_project.kb, Path(config.site_dir), pin)
 
 
 def _fail(problems: list[Problem], what: str) -> None:
