@@ -1,4 +1,10 @@
-"""Compile the whole training step (forward, backward, optimizer) with torch.compile."""
+"""Put the whole training step (forward, backward, optimizer) in one compiled function.
+
+Dynamo still splits it into graphs on torch 2.13. TorchTPU turns on Dynamo's
+trace_autograd_ops, so backward() is traced into the forward pass's graph; zero_grad() is
+skipped and runs eagerly, and optimizer.step() breaks the graph, so the parameter update is
+a second graph. torch._dynamo.explain(train_step)(inputs, labels) lists graphs and breaks.
+"""
 
 import torch
 from torch import nn
@@ -16,8 +22,9 @@ def train_step(inputs: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     optimizer.zero_grad(set_to_none=True)
     loss = nn.functional.cross_entropy(model(inputs), labels)
     loss.backward()
+    loss = loss.detach()  # before step(): a loss kept alive past its break splits off backward
     optimizer.step()
-    return loss.detach()
+    return loss
 
 
 for _ in range(5):

@@ -1,4 +1,4 @@
-"""One data-parallel training step with DDP, one process per device. Start it with torchrun."""
+"""One data-parallel training step with DDP, one process per device. Start it with launch_tpu.sh."""
 
 import os
 

@@ -1,4 +1,4 @@
-"""Shard a model's parameters over all devices with FSDP2 (fully_shard). Start with torchrun."""
+"""Shard a model's parameters over all devices with FSDP2 (fully_shard). Run via launch_tpu.sh."""
 
 import torch
 import torch.distributed as dist

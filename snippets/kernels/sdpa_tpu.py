@@ -1,11 +1,14 @@
-"""Scaled dot-product attention on TPU: ask for the device's own attention kernel.
+"""Scaled dot-product attention on TPU: the default call already uses TorchTPU's kernel.
 
-SDPBackend.OVERRIDEABLE is the slot that out-of-tree backends such as TorchTPU fill
-with their own kernel; Google's Ray + TorchTPU training sample selects it this way.
-Without it, SDPA can fall back to the generic MATH implementation, which builds the
-full attention matrix. TorchTPU 0.2.0 also ships an experimental Splash attention op that
-needs JAX: torch.tpu.ops.splash_sdpa(q, k, v, *, scale=None, is_causal=True, ...), with
-block-size keywords. Note that it defaults to is_causal=True, unlike SDPA.
+TorchTPU 0.2.0 picks SDPA's backend itself, among those left enabled (all are by default):
+its flash-attention kernel when FLASH_ATTENTION is enabled and the call fits (fp32 or bf16,
+static shapes, 4-D or more, dropout_p below 1, no input that needs a gradient); otherwise,
+with OVERRIDEABLE or MATH enabled and dropout_p == 0, an optimised StableHLO version of the
+math path; otherwise PyTorch's plain MATH path. So sdpa_kernel([SDPBackend.OVERRIDEABLE])
+turns the flash kernel off: restrict backends only to compare paths or to rule one out.
+TorchTPU 0.2.0 also ships an experimental Splash attention op that needs JAX:
+torch.tpu.ops.splash_sdpa(q, k, v, *, scale=None, is_causal=True, ...), with block-size
+keywords. Note that it defaults to is_causal=True, unlike SDPA.
 """
 
 import torch
@@ -18,6 +21,7 @@ q, k, v = (
     for _ in range(3)
 )
 
-with sdpa_kernel([SDPBackend.OVERRIDEABLE]):  # only this backend; error if it can't run
+out = F.scaled_dot_product_attention(q, k, v)  # bf16, 4-D, no grad: the flash kernel
+with sdpa_kernel([SDPBackend.OVERRIDEABLE]):  # flash off: the StableHLO path instead
     out = F.scaled_dot_product_attention(q, k, v)
 print(out.shape, out.dtype)

@@ -1,7 +1,8 @@
 """What makes TorchTPU stop deferring and run the recorded work (materialisation).
 
-In Fused Eager, ops are recorded and run only when a value is needed. Each line marked
-SYNC forces that: the recorded ops are compiled and run, and the host waits for them.
+In Fused Eager, ops are recorded and run mostly when a value is needed; the runtime may
+also run them on its own. Each line marked SYNC forces a run: the recorded ops are
+compiled and run, and the host waits for them.
 """
 
 import io

@@ -5,8 +5,8 @@ first use, and keeps that value, so set them before Python imports torch:
 
     TORCH_TPU_DEFER_AND_FUSE=1 python train.py    # Fused Eager for the whole run
 
-Which mode applies without it is disputed (the sources disagree), so set the mode
-explicitly. These mode APIs are marked experimental in TorchTPU 0.2.0.
+Without it, 0.2.0 starts in Strict Eager (DEFER_NEVER), or in Debug Eager when
+TORCH_TPU_LAUNCH_BLOCKING is true. These mode APIs are marked experimental in TorchTPU 0.2.0.
 """
 
 import torch

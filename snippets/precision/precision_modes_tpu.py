@@ -1,9 +1,10 @@
 """How precise is an fp32 matmul on TPU? Compare the three precision modes.
 
 By default the TPU runs fp32 matmuls in bfloat16 (Precision.DEFAULT). HIGH and HIGHEST
-split each operand into several bf16 pieces (3 and 6 passes, per the pre-release guide)
-and cost more matrix-unit work. torch.tpu.precision is experimental in TorchTPU 0.2.0 and
-is not traceable: inside torch.compile it splits the graph.
+split each operand into several bf16 pieces and cost more matrix-unit work. The counts of
+3 and 6 passes come from a pre-release guide; 0.2.0 does not state them and says its lowering
+may vary by hardware. torch.tpu.precision is experimental in TorchTPU 0.2.0 and is not
+traceable: inside torch.compile it splits the graph.
 """
 
 import torch
