@@ -1,4 +1,4 @@
-"""Log from one rank without letting the ranks diverge. Start it with torchrun.
+"""Log from one rank without letting the ranks diverge. Start with torchrun (TPU: launch_tpu.sh).
 
 Every rank computes its value, every rank joins the collective and reads the result;
 only the print is left to rank 0. Runs on TPU (tpu_dist) or, to try it out, on CPU (gloo).

@@ -1,4 +1,4 @@
-"""Data-parallel training with plain PyTorch on TorchTPU (after). Start it with torchrun."""
+"""Data-parallel training with plain PyTorch on TorchTPU (after). Launch as launch_tpu.sh does."""
 
 import torch
 import torch.distributed as dist
