@@ -17,7 +17,7 @@ with torch.tpu.set_eager_mode(torch.tpu.EagerMode.DEFER_AND_FUSE):
     total = y.sum()
 
     value = total.item()  # SYNC: a Python number needs the result
-    host_copy = y.cpu()  # SYNC: copying to host memory (also .tolist(), .numpy())
+    host_copy = y.cpu()  # SYNC: copying to host memory (also .tolist())
     print(total)  # SYNC: printing a tensor reads its values
     torch.save(y, io.BytesIO())  # SYNC: saving reads the values
     if (y > 1.5).any():  # SYNC: a Python `if` on a tensor needs its value
