@@ -25,7 +25,7 @@ def add_jax(x: jax.Array, y: jax.Array) -> jax.Array:
 
 add = torch.tpu.pallas.jax_op("handbook::add", add_jax)  # register once, at import time
 
-a = torch.randn(8, 128, device="tpu")  # (8, 128): one fp32 tile of TPU memory
+a = torch.randn(8, 128, device="tpu")  # a small 2-D fp32 input
 b = torch.randn(8, 128, device="tpu")
 torch.testing.assert_close(add(a, b), a + b)
 print("ok")

@@ -13,7 +13,7 @@ if accelerator is None or accelerator.type != "tpu":
 
 x = torch.ones(2, 2, device="tpu")
 print("tensor on:", x.device)
-# Devices, not chips: a TPU v7 chip shows up as two devices.
+# The runtime has started (x exists), so this counts the devices this process can address.
 print("TPU devices visible to this process:", torch.accelerator.device_count())
 # .item() copies the result to the host, so the TPU must really run the matmul.
 print("sum of x @ x:", (x @ x).sum().item())
