@@ -32,6 +32,7 @@ Unit = Literal[
     "entries",
     "contributors",
     "organisations",
+    "MiB",
 ]
 UNITS: tuple[str, ...] = get_args(Unit)
 

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 # vllm-torchtpu installs vLLM itself plus the plugin (import name: vllm_torchtpu), which
-# vLLM discovers on its own. Its prebuilt wheels target Python 3.12.
+# vLLM discovers on its own. Its 0.29.0 release installs on Python 3.12 only.
 python3.12 -m venv ~/venv-vllm-tpu
 source ~/venv-vllm-tpu/bin/activate
 python -m pip install vllm-torchtpu
