@@ -50,6 +50,17 @@ def test_broken_link_anchor_image_are_found_with_lines(tmp_path):
     ]
 
 
+def test_an_empty_fragment_is_not_a_missing_anchor(tmp_path):
+    # href="#" (and "page/#") name no element: the top of the page, never a missing anchor
+    files = {
+        **GOOD,
+        "index.html": GOOD["index.html"] + '<a href="#">top</a><a href="page/#">p</a><a href="#nope">n</a>\n',
+    }
+    assert run(tmp_path, files) == [
+        "site/index.html:6: missing anchor '#nope' in index.html (expected an element with id=\"nope\")"
+    ]
+
+
 def test_raw_href_to_a_markdown_file_is_a_404(tmp_path):
     files = {**GOOD, "index.html": GOOD["index.html"] + '<a href="page.md">raw</a>\n'}
     assert run(tmp_path, files) == [

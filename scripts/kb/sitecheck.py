@@ -1184,10 +1184,13 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
                     "files in Markdown, not raw HTML)"
                 )
             return f"broken link '{url}' (expected {target} in the built site)"
-    return _missing_anchor(target, fragment, ids) if fragment else None
+    return _missing_anchor(target, fragment, ids)
 
 
 def _missing_anchor(target: str, fragment: str, ids: dict[str, set[str]]) -> str | None:
+    """The problem with ``#fragment`` on ``target``, if any; an empty fragment names no element."""
+    if not fragment:
+        return None
     frag = unquote(fragment) if "%" in fragment else fragment
     if target in ids and frag not in ids[target]:
         return f"missing anchor '#{frag}' in {target} (expected an element with id=\"{frag}\")"
