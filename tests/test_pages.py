@@ -150,13 +150,13 @@ def test_a_scanner_rule_must_link_to_a_section_that_exists(mini):
         "   sources: [{id: prim, locator: x}], verified: 2026-11-01, checked_against: torch-tpu==0.2.0}\n"
     )
     rules.write_text(
-        "- id: r\n  match: {call: '*.cuda'}\n  severity: review\n  message: M\n  suggestion: S\n"
+        "- id: r\n  code: TPU101\n  match: {call: '*.cuda'}\n  severity: review\n  message: M\n  suggestion: S\n"
         "  page: sub/page.md#no-such-section\n  rests_on: {table: api_map, id: a}\n  status: confirmed\n"
         "  sources: [{id: prim, locator: x}]\n  verified: 2026-11-01\n  checked_against: torch-tpu==0.2.0\n"
     )
     problems = [str(p) for p in validate_project(mini).problems]
     assert problems == [
-        "docs/data/migration_rules.yml:6: migration_rules[0].page: no anchor '#no-such-section' in docs/sub/page.md "
+        "docs/data/migration_rules.yml:7: migration_rules[0].page: no anchor '#no-such-section' in docs/sub/page.md "
         "(expected the section it explains)"
     ]
     rules.write_text(rules.read_text().replace("#no-such-section", "#details"))

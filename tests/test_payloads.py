@@ -126,6 +126,7 @@ RECORDS = {
         """,
     "migration_rules": """\
         - id: r
+          code: TPU101
           match: {call: "*.cuda"}
           severity: must-change
           message: SAFE

@@ -116,6 +116,7 @@ def test_source_needs_url_or_file(tmp_path):
 def test_a_scanner_rule_must_rest_on_a_record_that_exists(tmp_path):
     rules = textwrap.dedent("""\
         - id: r
+          code: TPU101
           match: {call: "*.cuda"}
           severity: must-change
           message: M
@@ -128,9 +129,66 @@ def test_a_scanner_rule_must_rest_on_a_record_that_exists(tmp_path):
           checked_against: torch-tpu==0.2.0
         """)
     assert problems(tmp_path, migration_rules=rules) == [
-        "docs/data/migration_rules.yml:7: migration_rules[0].rests_on: no api_map record 'ghost' "
+        "docs/data/migration_rules.yml:8: migration_rules[0].rests_on: no api_map record 'ghost' "
         "(expected an id from docs/data/api_map.yml)"
     ]
+
+
+_RULE = """\
+- id: {id}
+  code: {code}
+  match: {match}
+  severity: must-change
+  message: M
+  suggestion: S
+  page: migrate/device-code.md#device-string
+  rests_on: {{table: api_map, id: ghost}}
+  status: confirmed
+  sources: [{{id: prim, locator: x}}]
+  verified: 2026-11-01
+  checked_against: torch-tpu==0.2.0
+"""
+
+
+def test_two_scanner_rules_may_not_share_a_code(tmp_path):
+    rules = _RULE.format(id="a", code="TPU101", match='{call: "*.cuda"}') + _RULE.format(
+        id="b", code="TPU101", match="{call: torch.cuda.synchronize}"
+    )
+    found = problems(tmp_path, migration_rules=rules)
+    assert (
+        "docs/data/migration_rules.yml:14: migration_rules[1].code: code TPU101 is also rule 'a' (expected one code per rule)"
+        in found
+    )
+
+
+@pytest.mark.parametrize(
+    "match, fix, message",
+    [
+        (
+            "{call: torch.cuda.synchronize}",
+            "{kind: rename, to: os.system}",
+            "fix.to 'os.system' must be a torch.* name",
+        ),
+        ("{call: torch.cuda.synchronize}", "{kind: rename}", "a rename fix takes to (got none)"),
+        (
+            "{detector: cuda-device-string}",
+            "{kind: replace, literal: cuda, expression: \"__import__('os')\"}",
+            "names '__import__'",
+        ),
+        ("{detector: cuda-device-string}", '{kind: replace, literal: cuda, expression: "torch.x("}', "does not parse"),
+        (
+            "{call: torch.cuda.synchronize}",
+            "{kind: matmul-precision}",
+            "a matmul-precision fix needs a attribute match (got call)",
+        ),
+    ],
+)
+def test_a_fix_is_validated_with_its_rule(tmp_path, match, fix, message):
+    rules = _RULE.format(id="a", code="TPU101", match=match).replace("  severity:", f"  fix: {fix}\n  severity:")
+    data = write_tables(tmp_path / "docs" / "data", migration_rules=rules)
+    with pytest.raises(KBError) as err:
+        load_kb(data, shown_root=tmp_path)
+    assert any(message in p.message for p in err.value.problems), [p.message for p in err.value.problems]
 
 
 def test_a_scanner_match_names_exactly_one_pattern(tmp_path):

@@ -335,9 +335,19 @@ def _rule(ctx: Ctx, r: Record[MigrationRule]) -> str:
     m = r.model.match
     kind, what = next((k, v) for k, v in m.model_dump().items() if v is not None)
     if kind == "keyword":
-        shown = f"{what['name']}={what['value']}" if what.get("value") else f"{what['name']}="
+        value = what.get("value")
+        value = "|".join(value) if isinstance(value, list) else value
+        shown = f"{what['name']}={value}" if value else f"{what['name']}="
         what = f"{what['call']}({shown})" if what.get("call") else shown
-    return f"{_anchor('rule', r)}<code>{md_text(r.id)}</code><br><small>{md_text(kind)}: {md_code(what)}</small>"
+    fix = r.model.fix
+    fixed = ""
+    if fix is not None:
+        to = fix.to or fix.expression or "torch.set_float32_matmul_precision(...)"
+        fixed = f"<br><small>--fix: {md_text(fix.kind)} to {md_code(to)}</small>"
+    return (
+        f"{_anchor('rule', r)}<code>{md_text(r.model.code)}</code> <code>{md_text(r.id)}</code>"
+        f"<br><small>{md_text(kind)}: {md_code(what)}</small>{fixed}"
+    )
 
 
 def _rule_page(ctx: Ctx, r: Record[MigrationRule]) -> str:

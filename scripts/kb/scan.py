@@ -5,9 +5,17 @@ never match. Names and values are resolved by ``scannames`` (imports, aliases, f
 this module walks the tree once, applies the call, attribute, keyword and imports rules at each
 node, and runs the fixed detectors:
 
-- ``cuda-device-string``: "cuda" or "cuda:N" used as a device (``torch.device``, ``.to``,
-  ``device=``, ``device_type=``, ``autocast``, ``torch.set_default_device``), followed through names;
+- ``cuda-device-string``: a "cuda" or "cuda:N" string literal written anywhere but in a comparison
+  (assigned, defaulted, passed): the line to change. Its uses as a device (``torch.device``,
+  ``.to``, ``device=``, ``device_type=``, ``autocast``, ``torch.set_default_device``), followed
+  through names, become the finding's related places;
+- ``cuda-compare``: a comparison with a "cuda" literal (``device.type == "cuda"``,
+  ``"cuda" in device``, ``device.startswith("cuda")``): false on a TPU, so a feature switches off;
 - ``cuda-fstring``: an f-string (or ``+``, ``%``, ``.format``) that builds ``cuda:{...}``;
+- ``nccl-string``: a "nccl" string literal (a backend argument, an argparse default, a variable);
+- ``rank-device-index``: a device index taken from the rank (``.to(local_rank)``,
+  ``torch.device(f"{kind}:{rank}")``, ``device_ids=[rank]``, ``set_device_index(rank)``): each
+  TorchTPU process owns device 0 and any other index raises;
 - ``init-without-backend``: ``init_process_group()`` with no backend, in a file that uses CUDA;
 - ``nonzero``: ``.nonzero()`` or ``torch.nonzero`` (not NumPy's);
 - ``bool-mask-index``: reading ``x[mask]`` where the index is a comparison (``x[x > 0]``, ``&``,
@@ -25,6 +33,7 @@ node, and runs the fixed detectors:
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Any, Callable
 
@@ -48,6 +57,10 @@ _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, 
 _CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
 _DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these calls' first argument
 _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST})
+_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string")
+_LITERAL_WORDS = ("cuda", "nccl")  # a file without these words has no literal to report
+_RANK_KEYWORDS = frozenset({"output_device", "device_id"})
+_SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 
 
 def _node_types(kind: type) -> set[type]:
@@ -60,6 +73,32 @@ def _node_types(kind: type) -> set[type]:
 
 # Every node type worth visiting: a type-set lookup is cheaper than isinstance() on each field.
 _WALK = frozenset(_node_types(ast.AST) - _LEAVES)
+_WALK_LITERALS = _WALK | {ast.Constant}  # in a file that may hold a literal worth reporting
+_LEAVES_LITERALS = _LEAVES - {ast.Constant}
+
+
+def is_nccl(value: object) -> bool:
+    """ "nccl", or a per-device backend string that names it ("cpu:gloo,cuda:nccl")."""
+    if not isinstance(value, str) or "nccl" not in value:
+        return False
+    return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
+
+
+def _ranky(node: ast.expr) -> bool:
+    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``)."""
+    if isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, ast.Name):
+        name = node.id
+    else:
+        return False
+    low = name.lower()
+    return "rank" in low or low in ("gpu", "gpu_id", "local_gpu")
+
+
+def _not_zero(node: ast.expr) -> bool:
+    """An index that may be other than 0: anything but the constant 0."""
+    return not (isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool))
 
 
 def _fields(kind: type) -> tuple[str, ...]:
@@ -77,6 +116,10 @@ class Visitor:
         self.det = state.rules.detectors
         self.devices = "cuda-device-string" in self.det or "init-without-backend" in self.det
         self.masks = "bool-mask-index" in self.det
+        self.ranks = "rank-device-index" in self.det
+        literals = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
+        self.walk = _WALK_LITERALS if literals else _WALK
+        self.leaves = _LEAVES_LITERALS if literals else _LEAVES
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -106,7 +149,7 @@ class Visitor:
     def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         kind = type(node)
         fields = _FIELDS.get(kind) or _fields(kind)
-        walk = _WALK
+        walk = self.walk
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
@@ -121,7 +164,7 @@ class Visitor:
         root = node.value
         while isinstance(root, ast.Attribute):
             root = root.value
-        if type(root) not in _LEAVES:
+        if type(root) not in self.leaves:
             self.visit(root, scope, loop)
 
     def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
@@ -132,14 +175,48 @@ class Visitor:
             self.attribute(func, path, chain)
             while isinstance(func, ast.Attribute):
                 func = func.value
-        if type(func) not in _LEAVES:
+        leaves = self.leaves
+        if type(func) not in leaves:
             self.visit(func, scope, loop)
         for arg in node.args:
-            if type(arg) not in _LEAVES:
+            if type(arg) not in leaves:
                 self.visit(arg, scope, loop)
         for kw in node.keywords:
-            if type(kw.value) not in _LEAVES:
+            if type(kw.value) not in leaves:
                 self.visit(kw.value, scope, loop)
+
+    def constant(self, node: ast.Constant, scope: Scope, loop: bool) -> None:
+        value = node.value
+        if type(value) is not str or id(node) in self.s.quiet:
+            return
+        if is_cuda(value):
+            self.s.detect("cuda-device-string", node)
+        elif is_nccl(value):
+            self.s.detect("nccl-string", node)
+
+    def expression_statement(self, node: ast.Expr, scope: Scope, loop: bool) -> None:
+        if not isinstance(node.value, ast.Constant):  # a bare string is a docstring or a comment
+            self.visit(node.value, scope, loop)
+
+    def compare(self, node: ast.Compare, scope: Scope, loop: bool) -> None:
+        for operand in (node.left, *node.comparators):
+            if (
+                isinstance(operand, ast.Constant)
+                and isinstance(operand.value, str)
+                and operand.value.startswith("cuda")
+            ):
+                self.s.detect("cuda-compare", node)
+                self.s.quiet.add(id(operand))
+        self.children(node, scope, loop)
+
+    def joined(self, node: ast.JoinedStr, scope: Scope, loop: bool) -> None:
+        if builds_cuda(node):
+            self.s.detect("cuda-fstring", node)
+        elif self.ranks and _rank_fstring(node):
+            self.s.detect("rank-device-index", node)
+        for part in node.values:  # the literal parts are text, not values
+            if isinstance(part, ast.FormattedValue):
+                self.visit(part, scope, loop)
 
     def subscript(self, node: ast.Subscript, scope: Scope, loop: bool) -> None:
         if self.masks and isinstance(node.ctx, ast.Load):
@@ -148,9 +225,10 @@ class Visitor:
                 self.s.detect("bool-mask-index", node, followed)
         self.children(node, scope, loop)
 
-    def formatted(self, node: ast.JoinedStr | ast.BinOp, scope: Scope, loop: bool) -> None:
+    def formatted(self, node: ast.BinOp, scope: Scope, loop: bool) -> None:
         if builds_cuda(node):
             self.s.detect("cuda-fstring", node)
+            self.s.quiet.add(id(node.left))
         self.children(node, scope, loop)
 
     def loop_node(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, loop: bool) -> None:
@@ -217,11 +295,19 @@ class Visitor:
             s.moves_to_device = True
         if not self.det:
             return
+        if self.ranks:
+            self.rank_index(node, path, name, method)
+        if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
+            first = node.args[0].value
+            if isinstance(first, str) and first.startswith("cuda"):
+                s.detect("cuda-compare", node)
+                s.quiet.add(id(node.args[0]))
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)
+            self.backend_uses(node, scope)
         elif name == "nonzero" and (path.startswith("torch") if path else method):
             s.detect("nonzero", node)
         elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
@@ -239,6 +325,7 @@ class Visitor:
                     s.detect("fullgraph", node, v.followed)
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
+            s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
@@ -249,12 +336,16 @@ class Visitor:
             for rule in s.rules.keywords.get(kname, ()):
                 if rule.call is not None and not rule.call.matches(path, chain):
                     continue
-                if rule.value is None:
+                if not rule.value:
                     s.add(node, rule)
                     continue
                 v = s.values(expr, scope)
-                if rule.value in v.known:
-                    s.add(node, rule, v.followed)
+                for value, origin in zip(v.known, v.origins, strict=True):
+                    if value in rule.value:
+                        if origin is expr:
+                            s.add(node, rule)
+                        else:
+                            s.use(origin, node, rule)
 
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
         s = self.s
@@ -271,9 +362,46 @@ class Visitor:
                 s.moves_to_device = True
         for expr in places:
             v = s.values(expr, scope)
-            if any(is_cuda(x) for x in v.known):
-                s.uses_cuda = True
-                s.detect("cuda-device-string", node, v.followed)
+            for value, origin in zip(v.known, v.origins, strict=True):
+                if is_cuda(value):
+                    s.uses_cuda = True
+                    if origin is not expr:  # a literal in place is reported where it is written
+                        for rule in s.rules.detectors.get("cuda-device-string", ()):
+                            s.use(origin, node, rule)
+                        for rule in s.rules.detectors.get("cuda-fstring", ()):
+                            s.use(origin, node, rule)
+
+    def backend_uses(self, node: ast.Call, scope: Scope) -> None:
+        """A backend argument that holds a "nccl" written elsewhere: a use of that literal."""
+        s = self.s
+        given = [k.value for k in node.keywords if k.arg == "backend"] + node.args[:1]
+        for expr in given:
+            v = s.values(expr, scope)
+            for value, origin in zip(v.known, v.origins, strict=True):
+                if origin is not expr and is_nccl(value):
+                    for rule in s.rules.detectors.get("nccl-string", ()):
+                        s.use(origin, node, rule)
+
+    def rank_index(self, node: ast.Call, path: str | None, name: str, method: bool) -> None:
+        """A device index taken from the rank: each TorchTPU process owns device 0 only."""
+        s = self.s
+        args = node.args
+        if method and name in ("to", "cuda") and args and _ranky(args[0]):
+            s.detect("rank-device-index", node)
+        elif path == "torch.device" and len(args) > 1 and _not_zero(args[1]):
+            s.detect("rank-device-index", node)
+        elif path in _SET_INDEX and args and _not_zero(args[0]):
+            s.detect("rank-device-index", node)
+        for kw in node.keywords:
+            if kw.arg == "device_ids" and isinstance(kw.value, (ast.List, ast.Tuple)):
+                if any(_not_zero(e) for e in kw.value.elts):
+                    s.detect("rank-device-index", node)
+            elif kw.arg == "device_ids" and _ranky(kw.value):
+                s.detect("rank-device-index", node)
+            elif kw.arg in _RANK_KEYWORDS and _ranky(kw.value):
+                s.detect("rank-device-index", node)
+            elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
+                s.detect("rank-device-index", node)
 
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
@@ -282,6 +410,15 @@ class Visitor:
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
+
+
+def _rank_fstring(node: ast.JoinedStr) -> bool:
+    """``f"{kind}:{rank}"``: a device name whose index is a rank."""
+    parts = node.values
+    if len(parts) != 3 or not isinstance(parts[1], ast.Constant) or parts[1].value != ":":
+        return False
+    last = parts[2]
+    return isinstance(parts[0], ast.FormattedValue) and isinstance(last, ast.FormattedValue) and _ranky(last.value)
 
 
 def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, tuple[ScanRule, ...]]:
@@ -304,7 +441,10 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.Attribute: Visitor.attribute_node,
     ast.Call: Visitor.call_node,
     ast.Subscript: Visitor.subscript,
-    ast.JoinedStr: Visitor.formatted,
+    ast.JoinedStr: Visitor.joined,
+    ast.Constant: Visitor.constant,
+    ast.Expr: Visitor.expression_statement,
+    ast.Compare: Visitor.compare,
     ast.BinOp: Visitor.formatted,
     ast.FunctionDef: Visitor.function,
     ast.AsyncFunctionDef: Visitor.function,
@@ -321,35 +461,61 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
 }
 
 
+_NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def silenced(line: str, code: str) -> bool:
+    """Whether ``# noqa`` (every code) or ``# noqa: CODE[, CODE]`` on this line names ``code``."""
+    if "noqa" not in line and "NOQA" not in line.upper():
+        return False
+    for m in _NOQA.finditer(line):
+        codes = m.group("codes")
+        if codes is None or code in {c.strip().upper() for c in codes.split(",")}:
+            return True
+    return False
+
+
 def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
     """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read."""
     tree = ast.parse(text, shown)
     state = FileScan(shown, text, rules)
     Visitor(state).run(tree)
-    findings = sorted(state.findings.values())
+    findings = state.finish()
     # A catch-all rule (`torch.cuda.*`) stays quiet where a rule for that very name already spoke.
     broad = rules.broad
     specific = {(f.line, f.column) for f in findings if f.rule not in broad}
-    return [f for f in findings if f.rule not in broad or (f.line, f.column) not in specific]
+    kept = [f for f in findings if f.rule not in broad or (f.line, f.column) not in specific]
+    if "noqa" in text.lower():
+        kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
+    return kept
 
 
-def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:
-    """Scan one file; a file that can't be read, isn't UTF-8 or doesn't parse is a problem."""
+def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem]]:
+    """A file's bytes and its text (None, with the problem, when it is too large, unreadable, not
+    UTF-8 or holds a NUL byte)."""
     try:
         with path.open("rb") as handle:
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
-        return [], [Problem(shown, 1, f"can't be read: {exc.strerror or exc}; skipped")]
+        return b"", None, [Problem(shown, 1, f"can't be read: {exc.strerror or exc}; skipped")]
     if len(raw) > MAX_BYTES:
-        return [], [Problem(shown, 1, f"larger than {MAX_BYTES // 1_000_000} MB; skipped")]
+        return raw, None, [Problem(shown, 1, f"larger than {MAX_BYTES // 1_000_000} MB; skipped")]
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         byte = raw[exc.start : exc.start + 1].hex()
-        return [], [Problem(shown, line, f"is not UTF-8 (byte 0x{byte}); skipped")]
+        return raw, None, [Problem(shown, line, f"is not UTF-8 (byte 0x{byte}); skipped")]
     if "\0" in text:  # Python refuses the whole file (a ValueError or a SyntaxError with no line)
-        return [], [Problem(shown, text[: text.find("\0")].count("\n") + 1, "contains a NUL byte; skipped")]
+        return raw, None, [Problem(shown, text[: text.find("\0")].count("\n") + 1, "contains a NUL byte; skipped")]
+    return raw, text, []
+
+
+def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:
+    """Scan one file; a file that can't be read, isn't UTF-8 or doesn't parse is a problem."""
+    _, text, problems = read_source(path, shown)
+    if text is None:
+        return [], problems
     try:
         return scan_source(text, shown, rules), []
     except SyntaxError as exc:

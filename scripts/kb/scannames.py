@@ -38,19 +38,22 @@ Scoped = Union[ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Module]
 
 
 class Finding(NamedTuple):
-    """One match: where, what code, which rule, and whether a value was followed to it (a tuple:
-    sorts by path, line, column and rule, and pickles cheaply out of worker processes)."""
+    """One root cause: where it is (the line to change), which rule (id and code), what the code
+    says there, whether a value was followed to it, and the places that use it (a tuple: sorts by
+    path, line, column and rule, and pickles cheaply out of worker processes)."""
 
     path: str
     line: int
     column: int  # 1-based, in characters
     rule: str
+    code: str  # the rule's stable code (TPU101)
     severity: str
-    code: str
+    snippet: str  # the source at the finding, on one line, at most CODE_WIDTH characters
     message: str
     suggestion: str
     link: str
     how: str  # direct | followed
+    related: tuple[tuple[int, int], ...] = ()  # (line, column) of each use of this root cause
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,7 @@ class Values:
     known: tuple[object, ...] = ()
     unknown: bool = False
     followed: bool = False
+    origins: tuple[ast.expr, ...] = ()  # the expression each known value was read from (same order)
 
 
 def is_cuda(value: object) -> bool:
@@ -142,34 +146,81 @@ class FileScan:
     moves_to_device: bool = False
     pending_init: list[ast.Call] = field(default_factory=list)
     pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
+    # (where the value was written, where it is used, the rule the use matched): resolved in finish()
+    links: list[tuple[ast.expr, ast.AST, ScanRule]] = field(default_factory=list)
+    quiet: set[int] = field(default_factory=set)  # ids of literals another detector already reported
     _lines: list[str] | None = None
 
     # -- findings -------------------------------------------------------------------------------
 
-    def add(self, node: ast.expr | ast.stmt, rule: ScanRule, followed: bool = False) -> None:
-        line_no = node.lineno
+    def position(self, node: ast.AST) -> tuple[int, int, str]:
+        """The 1-based line and character column of a node, and its source on one line."""
+        line_no: int = getattr(node, "lineno", 1)
         line = self.line(line_no)
         raw = line.encode("utf-8")
-        start = node.col_offset
-        end = node.end_col_offset if node.end_lineno == line_no and node.end_col_offset is not None else len(raw)
+        start: int = getattr(node, "col_offset", 0)
+        end_col = getattr(node, "end_col_offset", None)
+        end = end_col if getattr(node, "end_lineno", None) == line_no and end_col is not None else len(raw)
         column = start + 1 if line.isascii() else len(raw[:start].decode("utf-8", "replace")) + 1
-        key = (line_no, column, rule.id)
-        if key in self.findings:
-            return
         code = " ".join(raw[start:end].decode("utf-8", "replace").split())
         if len(code) > CODE_WIDTH:
             code = code[: CODE_WIDTH - 1] + "…"
+        return line_no, column, code
+
+    def add(self, node: ast.AST, rule: ScanRule, followed: bool = False) -> None:
+        line_no, column, code = self.position(node)
+        key = (line_no, column, rule.id)
+        if key in self.findings:
+            return
         how = "followed" if followed else "direct"
         self.findings[key] = Finding(
-            self.shown, line_no, column, rule.id, rule.severity, code, rule.message, rule.suggestion, rule.link, how
+            self.shown,
+            line_no,
+            column,
+            rule.id,
+            rule.code,
+            rule.severity,
+            code,
+            rule.message,
+            rule.suggestion,
+            rule.link,
+            how,
         )
+
+    def use(self, origin: ast.expr, node: ast.AST, rule: ScanRule) -> None:
+        """``node`` matched ``rule`` through a value written at ``origin``: the finding goes to the
+        origin, the line to change, and ``node`` becomes one of its uses."""
+        self.links.append((origin, node, rule))
+
+    def finish(self) -> list[Finding]:
+        """The findings, sorted, each with the uses that were traced back to it."""
+        at: dict[tuple[int, int], tuple[int, int, str]] = {}
+        for key in sorted(self.findings):
+            at.setdefault(key[:2], key)
+        uses: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
+        for origin, node, rule in self.links:
+            line_no, column, _ = self.position(origin)
+            found = at.get((line_no, column))
+            if found is None:
+                self.add(origin, rule, followed=True)
+                found = at[(line_no, column)] = (line_no, column, rule.id)
+            key = found
+            place = self.position(node)[:2]
+            if place != key[:2]:
+                uses.setdefault(key, []).append(place)
+        out = []
+        for where, finding in sorted(self.findings.items()):
+            if where in uses:
+                finding = finding._replace(related=tuple(sorted(set(uses[where]))), how="followed")
+            out.append(finding)
+        return out
 
     def line(self, number: int) -> str:
         if self._lines is None:
             self._lines = _NEWLINE.split(self.text)
         return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
 
-    def detect(self, name: str, node: ast.expr | ast.stmt, followed: bool = False) -> None:
+    def detect(self, name: str, node: ast.AST, followed: bool = False) -> None:
         for rule in self.rules.detectors.get(name, ()):
             self.add(node, rule, followed)
 
@@ -229,9 +280,9 @@ class FileScan:
         if node is None:
             return Values(unknown=True)
         if isinstance(node, ast.Constant):
-            return Values((node.value,))
+            return Values((node.value,), origins=(node,))
         if builds_cuda(node):
-            return Values((CUDA_FORMATTED,))
+            return Values((CUDA_FORMATTED,), origins=(node,))
         if isinstance(node, (ast.IfExp, ast.BoolOp)):
             parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             return _union([self.values(p, scope, depth) for p in parts])
@@ -240,7 +291,7 @@ class FileScan:
             if not found:
                 return Values(unknown=True)
             v = _union([self.values(e, s, depth + 1) for e, s in found])
-            return Values(v.known, v.unknown, True)
+            return Values(v.known, v.unknown, True, v.origins)
         return Values(unknown=True)
 
     def is_mask(self, node: ast.expr, scope: Scope, depth: int = 0) -> tuple[bool, bool]:
@@ -266,7 +317,10 @@ class FileScan:
 
 def _union(parts: list[Values]) -> Values:
     return Values(
-        tuple(v for p in parts for v in p.known), any(p.unknown for p in parts), any(p.followed for p in parts)
+        tuple(v for p in parts for v in p.known),
+        any(p.unknown for p in parts),
+        any(p.followed for p in parts),
+        tuple(o for p in parts for o in p.origins),
     )
 
 

@@ -1,16 +1,21 @@
 """The migration scan's reports: text (the default), JSON and SARIF 2.1.0.
 
-Text lists findings grouped by file, then a summary by severity and by rule.
+Text lists findings grouped by file, then a summary by severity and by rule; each finding is the
+line to change, with "used at N places" when uses were traced back to it. Concise (``--format
+concise``) is ``path:line:col: CODE message`` one line per finding, as editors parse it. Both escape
+control, escape and bidi characters from paths and source (``\x1b``), so a file can't drive the
+terminal.
 
 JSON (``--format json``) is one object, stable across releases (``format`` changes if it does)::
 
     {
-      "tool": "kb scan", "format": 1,
+      "tool": "kb scan", "format": 2,
       "files_scanned": 12,
-      "findings": [{"path": "train.py", "line": 3, "column": 1, "rule": "nccl-backend",
-                    "severity": "must-change", "match": "direct" | "followed",
-                    "code": "dist.init_process_group('nccl')", "message": "...",
-                    "suggestion": "...", "link": "migrate/device-code.md#nccl"}],
+      "findings": [{"path": "train.py", "line": 3, "column": 1, "code": "TPU301",
+                    "rule": "nccl-backend", "severity": "must-change",
+                    "match": "direct" | "followed", "snippet": "'nccl'", "message": "...",
+                    "suggestion": "...", "link": "migrate/device-code.md#nccl",
+                    "fixable": true, "related": [{"path": "train.py", "line": 9, "column": 5}]}],
       "problems": [{"path": "broken.py", "line": 4, "message": "does not parse: ...; skipped"}],
       "summary": {"must-change": 1, "review": 0, "info": 0, "by_rule": {"nccl-backend": 1}}
     }
@@ -21,13 +26,15 @@ SARIF (``--format sarif``) is one run whose ``tool.driver.rules`` are all loaded
 shortDescription, fullDescription, defaultConfiguration.level: must-change is ``error``, review
 ``warning``, info ``note``; properties.link; helpUri only when the link is an absolute URL, as the
 schema's ``"format": "uri"`` asks, i.e. when mkdocs.yml sets ``site_url``) and whose results carry
-ruleId, ruleIndex, level, message and one physical location (uri, startLine, startColumn, snippet).
+ruleId, ruleIndex, level, message, one physical location (uri, startLine, startColumn, snippet)
+and the uses as ``relatedLocations``.
 Files that were not scanned are ``toolExecutionNotifications`` of the run's invocation.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -39,6 +46,18 @@ from .scanrules import SEVERITIES, ScanRule
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"must-change": "error", "review": "warning", "info": "note"}
 TOOL = "kb scan"
+FORMAT = 2
+# C0 and C1 controls, DEL, and the bidi and other invisible format characters a terminal obeys.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
+
+
+def safe(text: str) -> str:
+    """Text for a terminal: each control or format character as its Python escape (``\x1b``)."""
+    return (
+        _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
+        if _UNSAFE.search(text)
+        else text
+    )
 
 
 def summary(findings: list[Finding]) -> dict[str, Any]:
@@ -48,17 +67,22 @@ def summary(findings: list[Finding]) -> dict[str, Any]:
     return out
 
 
-def text_report(findings: list[Finding], problems: list[Problem], files: int) -> str:
+def text_report(
+    findings: list[Finding], problems: list[Problem], files: int, fixable: frozenset[str] = frozenset()
+) -> str:
     lines: list[str] = []
     current = None
     for f in findings:
         if f.path != current:
             if current is not None:
                 lines.append("")
-            lines.append(f.path)
+            lines.append(safe(f.path))
             current = f.path
-        how = "  (followed)" if f.how == "followed" else ""
-        lines.append(f"  {f.line}:{f.column}  {f.severity}  {f.rule}  {f.code}{how}")
+        fix = "  [fixable]" if f.rule in fixable else ""
+        lines.append(f"  {f.line}:{f.column}  {f.code}  {f.severity}  {f.rule}  {safe(f.snippet)}{fix}")
+        if f.related:
+            places = ", ".join(f"{line}:{col}" for line, col in f.related[:8]) + (", ..." if len(f.related) > 8 else "")
+            lines.append(f"      used at {len(f.related)} place(s): {places}")
         lines.append(f"      {f.message} Fix: {f.suggestion} See: {f.link}")
     if findings:
         lines.append("")
@@ -68,15 +92,26 @@ def text_report(findings: list[Finding], problems: list[Problem], files: int) ->
     if findings:
         counts = summary(findings)
         lines.append("by severity: " + ", ".join(f"{s} {counts[s]}" for s in SEVERITIES))
-        severity = {f.rule: f.severity for f in findings}
+        severity = {f.rule: (f.code, f.severity) for f in findings}
         width = max(len(r) for r in severity)
         lines.append("by rule:")
         for rule, n in counts["by_rule"].items():
-            lines.append(f"  {rule:<{width}}  {severity[rule]:<11}  {n}")
+            code, sev = severity[rule]
+            lines.append(f"  {code}  {rule:<{width}}  {sev:<11}  {n}")
+        n_fix = sum(1 for f in findings if f.rule in fixable)
+        if n_fix:
+            lines.append(f"{n_fix} finding(s) can be fixed with --fix (see them first with --diff)")
     return "\n".join(lines)
 
 
-def json_report(findings: list[Finding], problems: list[Problem], files: int) -> str:
+def concise_report(findings: list[Finding]) -> str:
+    """``path:line:col: CODE message``, one line per finding (what editors and CI annotate)."""
+    return "\n".join(f"{safe(f.path)}:{f.line}:{f.column}: {f.code} {f.message}" for f in findings)
+
+
+def json_report(
+    findings: list[Finding], problems: list[Problem], files: int, fixable: frozenset[str] = frozenset()
+) -> str:
     """One object; each finding and problem on one line (json's C encoder: indenting is 10x slower)."""
     encode = json.JSONEncoder(ensure_ascii=False).encode  # one encoder: json.dumps makes one per call
     # A rule's fields are the same on each of its findings, and a path on each finding in its file:
@@ -89,12 +124,14 @@ def json_report(findings: list[Finding], problems: list[Problem], files: int) ->
         rule = rules.get(f.rule)
         if rule is None:
             rule = rules[f.rule] = (
-                f'"rule": {encode(f.rule)}, "severity": {encode(f.severity)}, ',
-                f'"message": {encode(f.message)}, "suggestion": {encode(f.suggestion)}, "link": {encode(f.link)}',
+                f'"code": {encode(f.code)}, "rule": {encode(f.rule)}, "severity": {encode(f.severity)}, ',
+                f'"message": {encode(f.message)}, "suggestion": {encode(f.suggestion)}, "link": {encode(f.link)}, '
+                f'"fixable": {"true" if f.rule in fixable else "false"}',
             )
+        related = ", ".join(f'{{"path": {path}, "line": {line}, "column": {col}}}' for line, col in f.related)
         rows.append(
             f'{{"path": {path}, "line": {f.line}, "column": {f.column}, {rule[0]}"match": "{f.how}", '
-            f'"code": {encode(f.code)}, {rule[1]}}}'
+            f'"snippet": {encode(f.snippet)}, {rule[1]}, "related": [{related}]}}'
         )
     issues = [encode({"path": p.path, "line": p.line, "message": p.message}) for p in sorted(problems)]
 
@@ -103,7 +140,7 @@ def json_report(findings: list[Finding], problems: list[Problem], files: int) ->
         return f"[{body}\n  ]" if values else "[]"
 
     return (
-        f'{{\n  "tool": {json.dumps(TOOL)},\n  "format": 1,\n  "files_scanned": {files},\n'
+        f'{{\n  "tool": {json.dumps(TOOL)},\n  "format": {FORMAT},\n  "files_scanned": {files},\n'
         f'  "findings": {items(rows)},\n  "problems": {items(issues)},\n'
         f'  "summary": {json.dumps(summary(findings), ensure_ascii=False)}\n}}'
     )
@@ -116,10 +153,17 @@ def sarif_report(findings: list[Finding], problems: list[Problem], rules: list[S
         "rules": [
             {
                 "id": r.id,
+                "name": r.code,
                 "shortDescription": {"text": r.message},
                 "fullDescription": {"text": r.suggestion},
                 "defaultConfiguration": {"level": SARIF_LEVEL[r.severity]},
-                "properties": {"severity": r.severity, "match": r.kind, "link": r.link},
+                "properties": {
+                    "code": r.code,
+                    "severity": r.severity,
+                    "match": r.kind,
+                    "link": r.link,
+                    "fixable": r.fix is not None,
+                },
             }
             | ({"helpUri": r.link} if urlsplit(r.link).scheme else {})
             for r in rules
@@ -131,9 +175,19 @@ def sarif_report(findings: list[Finding], problems: list[Problem], rules: list[S
             "ruleIndex": index[f.rule],
             "level": SARIF_LEVEL[f.severity],
             "message": {"text": f"{f.message} {f.suggestion}"},
-            "locations": [_location(f.path, f.line, f.column, f.code)],
-            "properties": {"match": f.how},
+            "locations": [_location(f.path, f.line, f.column, f.snippet)],
+            "properties": {"match": f.how, "code": f.code},
         }
+        | (
+            {
+                "relatedLocations": [
+                    {"id": i, **_location(f.path, line, col, None), "message": {"text": "used here"}}
+                    for i, (line, col) in enumerate(f.related)
+                ]
+            }
+            if f.related
+            else {}
+        )
         for f in findings
     ]
     notes = [

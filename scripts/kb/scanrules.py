@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .errors import KBError, Problem
 from .load import load_table
-from .schema import MigrationRule
+from .schema import Fix, MigrationRule
 from .yamlload import ConfigLoader, YAMLProblem, parse
 
 TABLE = "migration_rules"
@@ -60,6 +60,7 @@ class ScanRule:
     """One compiled rule: what it matches and what a finding says."""
 
     id: str
+    code: str  # the stable code users select, ignore and silence with noqa (TPU101)
     kind: str  # call | attribute | keyword | imports | detector
     pattern: str  # the path, module prefix or detector name; for keyword, the keyword name
     severity: str
@@ -67,9 +68,10 @@ class ScanRule:
     suggestion: str
     page: str
     link: str
-    value: str | None = None  # keyword: the required string value
+    value: tuple[str, ...] = ()  # keyword: the string values it matches (none: any value)
     call: PathPattern | None = None  # keyword: only on calls matching this
     path: PathPattern | None = None  # call and attribute
+    fix: Fix | None = None  # the mechanical rewrite, when there is one
 
 
 @dataclass
@@ -162,6 +164,7 @@ def compile_rule(model: MigrationRule, link: str) -> ScanRule:
     m = model.match
     base = ScanRule(
         id=model.id,
+        code=model.code,
         kind="detector",
         pattern="",
         severity=model.severity,
@@ -169,6 +172,7 @@ def compile_rule(model: MigrationRule, link: str) -> ScanRule:
         suggestion=model.suggestion,
         page=model.page,
         link=link,
+        fix=model.fix,
     )
     if m.call is not None:
         return replace(base, kind="call", pattern=m.call, path=PathPattern.parse(m.call))
@@ -177,23 +181,29 @@ def compile_rule(model: MigrationRule, link: str) -> ScanRule:
     if m.keyword is not None:
         kw = m.keyword
         call = PathPattern.parse(kw.call) if kw.call is not None else None
-        return replace(base, kind="keyword", pattern=kw.name, value=kw.value, call=call)
+        values = (kw.value,) if isinstance(kw.value, str) else tuple(kw.value or ())
+        return replace(base, kind="keyword", pattern=kw.name, value=values, call=call)
     if m.imports is not None:
         return replace(base, kind="imports", pattern=m.imports)
     assert m.detector is not None  # the schema guarantees exactly one
     return replace(base, pattern=m.detector)
 
 
-def rule_files(root: Path) -> list[Path]:
-    """The rules table of the project at ``root``: ``migration_rules.yml`` and its parts."""
-    data = root / "docs" / "data"
+PACKAGED = Path(__file__).parent / "rules"  # where an installed torchtpu-scan keeps its copy (setup.py)
+
+
+def rule_files(root: Path | None) -> list[Path]:
+    """The rules table of the project at ``root`` (``migration_rules.yml`` and its parts), or the
+    copy packaged with an installed ``torchtpu-scan`` when ``root`` is None."""
+    data = PACKAGED if root is None else root / "docs" / "data"
     main = data / f"{TABLE}.yml"
     return [main, *sorted(data.glob(f"{TABLE}.*.yml"))] if main.is_file() else []
 
 
-def load_rules(files: list[Path], root: Path) -> RuleSet:
-    """Read and compile the rules; KBError with every problem (bad rows, duplicate ids)."""
-    base = site_base(root)
+def load_rules(files: list[Path], root: Path, site_url: str | None = None) -> RuleSet:
+    """Read and compile the rules; KBError with every problem (bad rows, duplicate ids). Links go
+    under ``site_url`` when given, else under mkdocs.yml's ``site_url`` at ``root``."""
+    base = SiteBase(site_url) if site_url else site_base(root)
     problems: list[Problem] = []
     rules: list[ScanRule] = []
     seen: set[str] = set()
@@ -206,10 +216,11 @@ def load_rules(files: list[Path], root: Path) -> RuleSet:
         problems += found
         for rec in records:
             model = rec.narrow(MigrationRule).model
-            if model.id in seen:
-                problems.append(Problem(shown, rec.line, f"duplicate rule id '{model.id}' (expected unique ids)"))
+            if model.id in seen or model.code in seen:
+                what = f"rule id '{model.id}'" if model.id in seen else f"rule code {model.code}"
+                problems.append(Problem(shown, rec.line, f"duplicate {what} (expected unique ids and codes)"))
                 continue
-            seen.add(model.id)
+            seen |= {model.id, model.code}
             rules.append(compile_rule(model, page_link(model.page, base)))
     if problems:
         raise KBError(problems)

@@ -1,39 +1,61 @@
-"""``python -m kb scan PATH...``: find the files, scan them on every core, print one report.
+"""``python -m kb scan PATH...`` and ``torchtpu-scan PATH...``: find the files, scan them on every
+core, print one report; with ``--diff`` show the mechanical fixes, with ``--fix`` make them.
 
-Exit status: 0 when no finding must change, 1 when one does, 2 on a usage error (a path that
-doesn't exist, a bad option, a rules table with problems), always with a plain message. Files that
-can't be read, aren't UTF-8 or don't parse are listed on stderr (``path:line: reason``) and skipped;
-they don't change the status.
+Exit status: 0 when no finding reaches ``--fail-on`` (default must-change), 1 when one does (after
+``--fix``: one that is left), 2 on a usage error (a path that doesn't exist, a bad option, a rules
+table or pyproject.toml with problems), always with a plain message. Files that can't be read,
+aren't UTF-8, don't parse or can't be fixed are listed on stderr (``path:line: reason``) and skipped;
+they don't change the status. ``# noqa`` or ``# noqa: TPU101`` on a line silences findings there.
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import gc
 import os
 import sys
+import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
 
 from .errors import KBError, Problem, format_problems
-from .scan import scan_file
+from .scan import read_source, scan_file, scan_source
+from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scannames import Finding
-from .scanreport import json_report, sarif_report, text_report
+from .scanreport import concise_report, json_report, safe, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
 from .scanwalk import UsageError, collect
 
 PARALLEL_FROM = 64  # fewer files than this are scanned in this process (starting workers costs more)
 PROGRESS_FROM = 500
+SITE_URL_ENV = "TORCHTPU_SCAN_SITE_URL"
 _RULES: RuleSet | None = None  # set once per worker process
+_RANK = {"info": 0, "review": 1, "must-change": 2}
+_PROG = "python -m kb scan"  # how usage errors name the command
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="+", metavar="PATH", help="files and folders to scan (.py files)")
-    parser.add_argument("--format", choices=("text", "json", "sarif"), default="text", help="report format")
+    parser.add_argument("--format", choices=("text", "concise", "json", "sarif"), default="text", help="report format")
     parser.add_argument(
         "--exclude", action="append", default=[], metavar="GLOB", help="skip paths matching this gitignore pattern"
     )
+    parser.add_argument("--select", metavar="CODES", help="only these rule codes or prefixes (TPU1,TPU301)")
+    parser.add_argument("--ignore", metavar="CODES", help="leave out these rule codes or prefixes ('' for none)")
+    parser.add_argument(
+        "--fail-on", choices=FAIL_ON, default=None, help="least severity that exits 1 (default must-change)"
+    )
+    fixing = parser.add_mutually_exclusive_group()
+    fixing.add_argument(
+        "--diff", action="store_true", help="print the mechanical fixes as a unified diff; write nothing"
+    )
+    fixing.add_argument(
+        "--fix", action="store_true", help="make the mechanical fixes in place, then report what is left"
+    )
+    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="read [tool.torchtpu-scan] from this file")
+    parser.add_argument("--site-url", metavar="URL", help=f"link findings to the handbook here (or ${SITE_URL_ENV})")
     parser.add_argument("--jobs", type=int, default=0, metavar="N", help="worker processes (default: one per core)")
     parser.add_argument(
         "--rules",
@@ -45,16 +67,67 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def main(argv: list[str] | None = None) -> int:
+    """``torchtpu-scan``: the same scan, with the rules packaged beside the code."""
+    parser = argparse.ArgumentParser(
+        prog="torchtpu-scan",
+        description="Find what ties PyTorch code to CUDA, NCCL or PyTorch/XLA, and fix the mechanical part.",
+    )
+    add_arguments(parser)
+    args = parser.parse_args(argv)
+    args.root = None
+    args.prog = "torchtpu-scan"
+    return run(args)
+
+
 def run(args: argparse.Namespace) -> int:
-    root: Path = args.root
+    global _PROG
+    _PROG = getattr(args, "prog", _PROG)
+    try:
+        return _run(args)
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say
+        sys.stderr.close()
+        return 0
+
+
+def _settings(args: argparse.Namespace) -> ScanConfig:
+    path = args.config or find_config(Path(args.paths[0]))
+    if args.config is not None and not args.config.is_file():
+        raise ConfigError([Problem(safe(str(args.config)), 1, "no such file (expected a pyproject.toml for --config)")])
+    config = read_config(path, safe(str(path))) if path is not None else ScanConfig()
+    for name, value in (("select", args.select), ("ignore", args.ignore)):
+        if value is not None:  # given on the command line: it replaces the file's list
+            codes = [c.strip() for c in value.split(",") if c.strip()]
+            bad = [c for c in codes if not CODE.match(c)]
+            if bad:
+                raise ConfigError(
+                    [Problem(f"--{name}", 1, f"'{safe(bad[0])}' is not a rule code (expected TPU and up to 3 digits)")]
+                )
+            setattr(config, name, codes)
+    config.exclude += args.exclude
+    config.fail_on = args.fail_on or config.fail_on
+    config.site_url = args.site_url or os.environ.get(SITE_URL_ENV) or config.site_url
+    return config
+
+
+def _run(args: argparse.Namespace) -> int:
+    root: Path | None = args.root
     if args.jobs < 0:
         return _usage(f"--jobs {args.jobs}: expected 0 (one per core) or more")
     files = args.rules or rule_files(root)
     if not files:
-        return _usage(f"{root / 'docs/data/migration_rules.yml'}: no rules table (expected it, or --rules FILE)")
+        where = root / "docs/data/migration_rules.yml" if root else "the installed package"
+        return _usage(f"{where}: no rules table (expected it, or --rules FILE)")
     try:
-        rules = load_rules(files, root)
-        walk = collect(args.paths, args.exclude)
+        config = _settings(args)
+        if config.site_url is not None and not config.site_url.startswith("https://"):
+            return _usage(f"site URL '{safe(config.site_url)}': expected an https:// URL")
+        every = load_rules(files, root or files[0].parent, config.site_url)
+        rules = RuleSet.of([r for r in every.rules if selected(r.code, config.select, config.ignore)])
+        walk = collect(args.paths, config.exclude)
+    except ConfigError as exc:
+        print(format_problems(exc.problems), file=sys.stderr)
+        return _usage(f"the settings have {len(exc.problems)} problem(s)")
     except KBError as exc:
         print(format_problems(exc.problems), file=sys.stderr)
         return _usage(f"the rules table has {len(exc.problems)} problem(s)")
@@ -62,21 +135,96 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(exc))
     jobs = args.jobs or len(os.sched_getaffinity(0))
     findings, problems = scan_all(walk.files, rules, jobs)
+    if args.diff or args.fix:
+        findings, more = fix_all(walk.files, findings, rules, write=args.fix)
+        problems += more
     problems = sorted(set(problems + walk.problems))
+    fixable = frozenset(r.id for r in rules.rules if r.fix is not None) if not args.fix else frozenset()
     if args.format == "json":
-        print(json_report(findings, problems, len(walk.files)))
+        print(json_report(findings, problems, len(walk.files), fixable))
     elif args.format == "sarif":
         print(sarif_report(findings, problems, rules.rules))
-    else:
-        print(text_report(findings, problems, len(walk.files)))
+    elif args.format == "concise":
+        if findings:
+            print(concise_report(findings))
+    elif not args.diff:
+        print(text_report(findings, problems, len(walk.files), fixable))
     if problems:
-        print(format_problems(problems), file=sys.stderr)
-    return 1 if any(f.severity == "must-change" for f in findings) else 0
+        print(format_problems([Problem(safe(p.path), p.line, safe(p.message)) for p in problems]), file=sys.stderr)
+    if config.fail_on == "never":
+        return 0
+    return 1 if any(_RANK[f.severity] >= _RANK[config.fail_on] for f in findings) else 0
 
 
 def _usage(message: str) -> int:
-    print(f"python -m kb scan: {message}", file=sys.stderr)
+    print(f"{_PROG}: {message}", file=sys.stderr)
     return 2
+
+
+def fix_all(
+    files: list[tuple[str, str]], findings: list[Finding], rules: RuleSet, write: bool
+) -> tuple[list[Finding], list[Problem]]:
+    """Fix (or, with ``write`` False, print the diff of) every file with a fixable finding; the
+    findings left afterwards. Only files with something to fix are parsed with LibCST."""
+    from .scanfix import FixError, fix_text, fixes_for
+
+    by_id = rules.by_id()
+    todo: dict[str, list[Finding]] = {}
+    for f in findings:
+        if by_id[f.rule].fix is not None:
+            todo.setdefault(f.path, []).append(f)
+    if not todo:
+        return findings, []
+    real = dict((shown, path) for path, shown in files)
+    problems: list[Problem] = []
+    left = [f for f in findings if f.path not in todo]
+    for shown, found in sorted(todo.items()):
+        path = Path(real[shown])
+        raw, text, problem = read_source(path, shown)
+        if text is None:
+            problems += problem
+            left += [f for f in findings if f.path == shown]
+            continue
+        try:
+            fixed, count = fix_text(text, fixes_for(found, by_id))
+        except FixError as exc:
+            problems.append(Problem(shown, exc.line, exc.message))
+            fixed, count = text, 0
+        if count and not write:
+            sys.stdout.write(_diff(text, fixed, shown))
+        if count and write:
+            _write(path, raw, fixed)
+        if count and write:
+            left += scan_source(fixed, shown, rules)
+        else:
+            left += [f for f in findings if f.path == shown]
+    return sorted(left), problems
+
+
+def _diff(before: str, after: str, shown: str) -> str:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        "a/" + shown.lstrip("/"),
+        "b/" + shown.lstrip("/"),
+    )
+    return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _write(path: Path, raw: bytes, text: str) -> None:
+    """Replace the file in one step (a temporary file beside it, then rename), keeping its BOM and mode."""
+    path = Path(os.path.realpath(path))  # a symlink inside the tree keeps pointing at its file
+    data = ("\ufeff" if raw.startswith(b"\xef\xbb\xbf") else "") + text
+    mode = path.stat().st_mode & 0o7777
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fix", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
+            out.write(data)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
 
 
 def scan_all(files: list[tuple[str, str]], rules: RuleSet, jobs: int) -> tuple[list[Finding], list[Problem]]:

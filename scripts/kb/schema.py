@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import ast
 import datetime as dt
 import re
-from typing import Annotated, Literal, Optional, get_args
+from typing import Annotated, Literal, Optional, Union, get_args
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
@@ -259,7 +260,10 @@ class Term(Names):
 DottedName = Annotated[str, Field(pattern=r"^(\*\.)?[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*(\.\*)?$")]
 Detector = Literal[
     "cuda-device-string",
+    "cuda-compare",
     "cuda-fstring",
+    "nccl-string",
+    "rank-device-index",
     "init-without-backend",
     "nonzero",
     "bool-mask-index",
@@ -274,7 +278,7 @@ class KeywordMatch(Model):
     """A keyword argument, optionally with its (string) value, optionally on one call path."""
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-    value: Optional[Text] = None
+    value: Union[Text, list[Text], None] = None  # one value, or any of several
     call: Optional[DottedName] = None
 
 
@@ -305,15 +309,82 @@ class RestsOn(Model):
     id: Id
 
 
+FixKind = Literal["rename", "replace", "to-device", "matmul-precision"]
+# What each fix kind rewrites, and the match it needs (scripts/kb/scanfix.py applies them):
+FIX_NEEDS: dict[str, str] = {
+    "rename": "call",  # the callee becomes `to` (arguments kept)
+    "replace": "detector",  # the exact string literal becomes `expression`
+    "to-device": "call",  # x.cuda() (no argument but non_blocking) becomes x.to(expression)
+    "matmul-precision": "attribute",  # `... .allow_tf32 = True/False` becomes set_float32_matmul_precision
+}
+_DOTTED_TORCH = re.compile(r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$")
+
+
+class Fix(Model):
+    """A mechanical rewrite of what a rule finds, declared on the rule; only `torch.*` names."""
+
+    kind: FixKind
+    to: Optional[DottedName] = None
+    expression: Optional[Text] = None
+    literal: Optional[Text] = None  # replace: the string value it replaces (no other value is touched)
+
+    @model_validator(mode="after")
+    def _fields(self) -> "Fix":
+        wants = {"rename": ("to",), "replace": ("expression", "literal"), "to-device": ("expression",)}.get(
+            self.kind, ()
+        )
+        given = tuple(k for k in ("to", "expression", "literal") if getattr(self, k) is not None)
+        if given != wants:
+            raise ValueError(
+                f"a {self.kind} fix takes {', '.join(wants) or 'no other field'} (got {', '.join(given) or 'none'})"
+            )
+        if self.to is not None and not _DOTTED_TORCH.match(self.to):
+            raise ValueError(f"fix.to '{self.to}' must be a torch.* name")
+        if self.expression is not None:
+            problem = expression_problem(self.expression)
+            if problem:
+                raise ValueError(f"fix.expression: {problem}")
+        return self
+
+
+def expression_problem(text: str) -> str | None:
+    """Why ``text`` is not one Python expression naming only ``torch.*`` (None when it is)."""
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        return f"does not parse as a Python expression ({exc.msg})"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id != "torch":
+            return f"names '{node.id}' (expected only torch.* names and constants)"
+        if isinstance(node, (ast.Lambda, ast.NamedExpr, ast.Await, ast.Yield, ast.YieldFrom)):
+            return "holds a construct a fix may not write (expected calls, attributes and constants)"
+    return None
+
+
+RuleCode = Annotated[str, Field(pattern=r"^TPU[0-9]{3}$")]
+
+
 class MigrationRule(Sourced):
     """A scanner rule: what CUDA-only code looks like, and what to do about it on TPU."""
 
+    code: RuleCode
     match: Match
     severity: Literal["must-change", "review", "info"]
     message: Text
     suggestion: Text
     page: Annotated[str, Field(pattern=r"^[a-z0-9/_-]+\.md#[a-z0-9_-]+$")]
     rests_on: RestsOn
+    fix: Optional[Fix] = None
+
+    @model_validator(mode="after")
+    def _fix_fits(self) -> "MigrationRule":
+        if self.fix is not None:
+            kind = next(
+                k for k in ("call", "attribute", "keyword", "imports", "detector") if getattr(self.match, k) is not None
+            )
+            if kind != FIX_NEEDS[self.fix.kind]:
+                raise ValueError(f"a {self.fix.kind} fix needs a {FIX_NEEDS[self.fix.kind]} match (got {kind})")
+        return self
 
 
 # ---- Benchmarks: measurements this repository made itself (./dev bench, benchmarks/peers.py) ----

@@ -22,7 +22,18 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
             if is_row(rec, Sourced):
                 problems += _status(rec, sources)
             problems += _verified(rec, today)
+    codes: dict[str, str] = {}
     for rule in kb.rows("migration_rules", MigrationRule):
+        code = rule.model.code
+        if code in codes:
+            problems.append(
+                Problem(
+                    rule.path,
+                    rule.line_of("code"),
+                    f"{rule.where('code')}: code {code} is also rule '{codes[code]}' (expected one code per rule)",
+                )
+            )
+        codes.setdefault(code, rule.id)
         table, ref = rule.model.rests_on.table, rule.model.rests_on.id
         if kb.get(table, ref) is None:
             problems.append(

@@ -1,0 +1,178 @@
+"""The scanner's mechanical fixes (``--diff``, ``--fix``): rewrite what a rule with a ``fix`` found.
+
+Each rewrite is declared on its rule in the rules table (``fix:``, validated by ``schema.Fix``) and
+applied with LibCST, which keeps comments and formatting. A node is rewritten only when it sits
+exactly where the ``ast`` scan found it and has exactly the shape the fix expects; anything else is
+left as written and stays a finding:
+
+- ``rename``: a call's callee becomes ``to`` (``torch.cuda.synchronize()`` ->
+  ``torch.accelerator.synchronize()``), arguments kept; the callee must be a plain dotted name;
+- ``replace``: a string literal whose value is ``literal`` becomes ``expression``, only where it is
+  assigned, passed as an argument or a parameter default (or a branch of a conditional there),
+  never as a dict key, a list item or a comparison operand;
+- ``to-device``: ``x.cuda()`` (no argument but ``non_blocking``) becomes ``x.to(expression, ...)``;
+- ``matmul-precision``: ``torch.backends.cuda.matmul.allow_tf32 = True`` (or ``False``) becomes
+  ``torch.set_float32_matmul_precision("high")`` (or ``"highest"``), the same setting.
+
+A file that needs ``torch`` and doesn't bind it gets ``import torch``. The result must parse, or
+the file is left alone and reported. ``fix_text`` is pure: the command line decides what to write.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from typing import Union
+
+import libcst as cst
+from libcst.codemod import CodemodContext
+from libcst.codemod.visitors import AddImportsVisitor
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+
+from .scannames import Finding
+from .scanrules import ScanRule
+from .schema import Fix
+
+Position = tuple[int, int]  # 1-based line, 1-based character column: as findings give them
+_PRECISION = {"True": "high", "False": "highest"}
+_TO_KEYWORDS = frozenset({"non_blocking", "memory_format"})
+
+
+class FixError(Exception):
+    """The file can't be fixed (it doesn't parse for LibCST, or the result wouldn't parse)."""
+
+    def __init__(self, line: int, message: str):
+        super().__init__(message)
+        self.line = line
+        self.message = message
+
+
+def fixes_for(findings: Sequence[Finding], rules: dict[str, ScanRule]) -> dict[Position, list[Fix]]:
+    """The fixes to try, by the position of the finding they belong to."""
+    out: dict[Position, list[Fix]] = {}
+    for f in findings:
+        fix = rules[f.rule].fix if f.rule in rules else None
+        if fix is not None:
+            out.setdefault((f.line, f.column), []).append(fix)
+    return out
+
+
+def fix_text(text: str, targets: dict[Position, list[Fix]]) -> tuple[str, int]:
+    """The fixed text and how many rewrites were made (0: ``text`` unchanged)."""
+    if not targets:
+        return text, 0
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as exc:
+        raise FixError(exc.raw_line, f"LibCST can't parse it ({exc.message}); not fixed") from None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    fixer = _Fixer(targets, wrapper)
+    fixed = wrapper.visit(fixer)
+    if not fixer.count:
+        return text, 0
+    if not _binds_torch(fixed):
+        context = CodemodContext()
+        AddImportsVisitor.add_needed_import(context, "torch")
+        fixed = AddImportsVisitor(context).transform_module(fixed)
+    out = fixed.code
+    try:
+        ast.parse(out)
+    except SyntaxError as exc:
+        raise FixError(exc.lineno or 1, f"the fixed file would not parse ({exc.msg}); not fixed") from None
+    return out, fixer.count
+
+
+def _binds_torch(module: cst.Module) -> bool:
+    """Whether the module's top level has a plain ``import torch``."""
+    for stmt in module.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Import):
+                    for alias in small.names:
+                        if alias.asname is None and isinstance(alias.name, cst.Name) and alias.name.value == "torch":
+                            return True
+    return False
+
+
+def _dotted(node: cst.BaseExpression) -> bool:
+    """A plain dotted name (``a``, ``a.b.c``): nothing called, indexed or parenthesised."""
+    while isinstance(node, cst.Attribute) and not node.lpar:
+        node = node.value
+    return isinstance(node, cst.Name) and not node.lpar
+
+
+Parent = Union[cst.CSTNode, None]
+
+
+class _Fixer(cst.CSTTransformer):
+    def __init__(self, targets: dict[Position, list[Fix]], wrapper: MetadataWrapper):
+        super().__init__()
+        self.targets = targets
+        self.positions = wrapper.resolve(PositionProvider)
+        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.count = 0
+
+    def _wanted(self, node: cst.CSTNode, kind: str) -> Fix | None:
+        pos = self.positions.get(node)
+        if pos is None:
+            return None
+        for fix in self.targets.get((pos.start.line, pos.start.column + 1), ()):
+            if fix.kind == kind:
+                return fix
+        return None
+
+    def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
+        fix = self._wanted(original, "replace")
+        if fix is None or fix.expression is None or original.lpar or not self._value_place(original):
+            return updated
+        try:
+            value = original.evaluated_value
+        except Exception:  # noqa: BLE001  # a literal LibCST can't evaluate is left alone
+            return updated
+        if value != fix.literal:
+            return updated
+        self.count += 1
+        return cst.parse_expression(fix.expression)
+
+    def _value_place(self, node: cst.CSTNode) -> bool:
+        """Assigned, passed or defaulted (directly or as a branch of ``a if c else b``)."""
+        parent = self.parents.get(node)
+        while isinstance(parent, cst.IfExp) and node is not parent.test:
+            node, parent = parent, self.parents.get(parent)
+        if isinstance(parent, cst.Arg):
+            return parent.star == ""
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            return parent.value is node
+        return isinstance(parent, cst.Param) and parent.default is node
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        rename = self._wanted(original, "rename")
+        if rename is not None and rename.to is not None and _dotted(original.func):
+            self.count += 1
+            return updated.with_changes(func=cst.parse_expression(rename.to))
+        to_device = self._wanted(original, "to-device")
+        if to_device is not None and to_device.expression is not None:
+            func = updated.func
+            plain = all(a.keyword is not None and a.keyword.value in _TO_KEYWORDS for a in updated.args)
+            if isinstance(func, cst.Attribute) and func.attr.value == "cuda" and plain:
+                self.count += 1
+                device = cst.Arg(cst.parse_expression(to_device.expression))
+                args = (
+                    [device.with_changes(comma=cst.MaybeSentinel.DEFAULT), *updated.args] if updated.args else [device]
+                )
+                return updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
+        return updated
+
+    def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
+        if len(original.targets) != 1:
+            return updated
+        target = original.targets[0].target
+        fix = self._wanted(target, "matmul-precision")
+        value = original.value
+        if fix is None or not isinstance(value, cst.Name) or value.value not in _PRECISION:
+            return updated
+        if not (isinstance(target, cst.Attribute) and target.attr.value == "allow_tf32"):
+            return updated
+        self.count += 1
+        call = cst.parse_expression(f'torch.set_float32_matmul_precision("{_PRECISION[value.value]}")')
+        return cst.Expr(call, semicolon=updated.semicolon)

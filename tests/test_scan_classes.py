@@ -1,0 +1,249 @@
+"""What the real rules table finds (docs/data/migration_rules.yml): one positive and one negative
+example per class of CUDA-only code seen in public trainers, one finding per root cause at the line
+to change, ``# noqa``, rule codes in every format, and text that can't drive a terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kb.scan import scan_source, silenced
+from kb.scanreport import concise_report, safe, sarif_report
+from kb.scanrules import RuleSet, load_rules
+
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+
+
+def found(real: RuleSet, code: str) -> list[tuple[int, str, str]]:
+    return [(f.line, f.rule, f.severity) for f in scan_source(textwrap.dedent(code), "t.py", real)]
+
+
+def rules_at(real: RuleSet, code: str) -> set[str]:
+    return {rule for _, rule, _ in found(real, code)}
+
+
+CLASSES = [
+    # per-rank device indices
+    ("import torch\nmodel.to(local_rank)\n", "rank-device-index"),
+    ("import torch\nx = x.cuda(args.gpu)\n", "rank-device-index"),
+    ('import torch\ndev = torch.device(f"{kind}:{rank}")\n', "rank-device-index"),
+    ("import torch\ntorch.accelerator.set_device_index(rank)\n", "rank-device-index"),
+    ("from torch.nn.parallel import DistributedDataParallel as DDP\nDDP(m, device_ids=[rank])\n", "rank-device-index"),
+    ("import torch\nDDP(m, device_ids=[local_rank], output_device=local_rank)\n", "rank-device-index"),
+    ('import torch\ndev = torch.device("cuda", local_rank)\n', "rank-device-index"),
+    # device strings where they are assigned, compared, defaulted or tested
+    ('device = "cuda"\n', "cuda-device-string"),
+    ('parser.add_argument("--device", default="cuda")\n', "cuda-device-string"),
+    ('if device.type == "cuda":\n    pass\n', "cuda-compare"),
+    ("ctx = nullcontext() if 'cuda' not in device else autocast()\n", "cuda-compare"),
+    ('if str(device).startswith("cuda"):\n    pass\n', "cuda-compare"),
+    ("parser.add_argument('--backend', default='nccl')\n", "nccl-backend"),
+    ('BACKENDS = "cpu:gloo,cuda:nccl"\n', "nccl-backend"),
+    ("import torch.distributed as dist\nb = dist.Backend.NCCL\n", "nccl-backend-enum"),
+    # CUDA-only libraries and framework switches
+    ("import bitsandbytes as bnb\n", "bitsandbytes-import"),
+    ("from apex.optimizers import FusedAdam\n", "apex-import"),
+    ("from flash_attn import flash_attn_func\n", "flash-attn-import"),
+    ("import xformers.ops as xops\n", "xformers-import"),
+    ("import transformer_engine.pytorch as te\n", "transformer-engine-import"),
+    ("import cupy as cp\n", "cupy-import"),
+    ("import pynvml\n", "pynvml-import"),
+    ("import triton\n", "triton-import"),
+    ("import lightning as L\ntrainer = L.Trainer(accelerator='gpu')\n", "lightning-gpu"),
+    (
+        "from lightning.pytorch.accelerators import CUDAAccelerator\nacc = CUDAAccelerator()\n",
+        "lightning-cuda-accelerator",
+    ),
+    # probes that quietly switch a feature off
+    ("import torch\nok = torch.cuda.is_bf16_supported()\n", "cuda-bf16-probe"),
+    ("import torch\nif torch.version.cuda:\n    pass\n", "cuda-version-probe"),
+    ("import torch.distributed as dist\nif dist.is_nccl_available():\n    pass\n", "nccl-available-probe"),
+    ("import torch\nif torch.backends.cudnn.is_available():\n    pass\n", "cudnn-available-probe"),
+    # memory, timing and property calls, each with its own advice
+    ("import torch\nm = torch.cuda.memory_allocated()\n", "cuda-memory-allocated"),
+    ("import torch\nm = torch.cuda.memory_reserved()\n", "cuda-memory-reserved"),
+    ("import torch\nm = torch.cuda.max_memory_reserved()\n", "cuda-max-memory-reserved"),
+    ("import torch\ntorch.cuda.reset_peak_memory_stats()\n", "cuda-reset-peak-memory"),
+    ("import torch\nstats = torch.cuda.memory_stats()\n", "cuda-memory-stats-dict"),
+    ("import torch\ntorch.cuda.empty_cache()\n", "cuda-empty-cache"),
+    ("import torch\nfree, total = torch.cuda.mem_get_info()\n", "cuda-mem-get-info"),
+    ("import torch\np = torch.cuda.get_device_properties(0)\n", "cuda-device-properties"),
+    ("import torch\nname = torch.cuda.get_device_name()\n", "cuda-device-name"),
+    ("import torch\nmajor, _ = torch.cuda.get_device_capability()\n", "cuda-device-capability"),
+    ("import torch\nstart = torch.cuda.Event(enable_timing=True)\n", "cuda-events"),
+    ("import torch\ni = torch.cuda.current_device()\n", "cuda-current-device"),
+]
+
+
+@pytest.mark.parametrize("code, rule", CLASSES)
+def test_each_class_is_found(real, code, rule):
+    assert rule in rules_at(real, code)
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "model.to(device)\nmodel.to(0)\n",  # no rank in it
+        "DDP(m, device_ids=[0])\n",  # the process's own device
+        'label = "cuda cores"\nprint("nccl is fast")\n',  # text, not a device or a backend
+        '"""Runs on cuda."""\n',  # a docstring
+        'if device.type != "cpu":\n    pass\n',  # the device-agnostic test
+        "import flash_attention_tpu\nimport apexlib\n",  # other packages
+        "trainer = Trainer(accelerator='cpu')\n",
+    ],
+)
+def test_clean_code_is_not_flagged(real, code):
+    must = [f for f in found(real, code) if f[2] == "must-change"]
+    assert must == []
+
+
+def test_crashes_wrong_devices_and_lost_features_are_must_change(real):
+    code = "import torch\nimport torch.distributed as dist\nx.to(local_rank)\ntorch.cuda.ipc_collect()\nprobe = torch.cuda.is_bf16_supported()\n"
+    assert {sev for _, _, sev in found(real, code)} == {"must-change"}
+    review = "import torch\nfor b in loader:\n    total += b.item()\nidx = t.nonzero()\n"
+    assert {sev for _, _, sev in found(real, review)} == {"review"}
+
+
+def test_one_finding_per_root_cause_at_the_line_to_change(real):
+    code = textwrap.dedent("""\
+        import torch
+        device = "cuda"
+        a = torch.zeros(2, device=device)
+        b = a.to(device)
+        model.to(device)
+        with torch.autocast(device_type=device):
+            pass
+        """)
+    findings = [f for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-string"]
+    assert [(f.line, f.related) for f in findings] == [(2, ((3, 5), (4, 5), (5, 1), (6, 6)))]
+
+
+def test_noqa_silences_a_line(real):
+    code = "import torch\ntorch.cuda.synchronize()  # noqa: TPU109\ntorch.cuda.synchronize()  # noqa\ntorch.cuda.synchronize()  # noqa: E501\n"
+    assert [line for line, _, _ in found(real, code)] == [4]  # another tool's code silences nothing here
+    assert silenced("x  # NOQA: tpu109, TPU101", "TPU101") and not silenced("x  # noqa: TPU1", "TPU101")
+
+
+def test_codes_are_in_every_format(real):
+    findings = scan_source("import torch\ndevice = 'cuda'\nx.to(device)\n", "t.py", real)
+    assert concise_report(findings) == "t.py:2:10: TPU102 " + findings[0].message
+    sarif = json.loads(sarif_report(findings, [], real.rules))
+    (result,) = sarif["runs"][0]["results"]
+    assert result["properties"]["code"] == "TPU102"
+    assert result["relatedLocations"][0]["physicalLocation"]["region"] == {"startLine": 3, "startColumn": 1}
+    driver = sarif["runs"][0]["tool"]["driver"]["rules"]
+    assert all(r["name"].startswith("TPU") for r in driver)
+
+
+def test_every_rule_has_a_unique_code(real):
+    codes = [r.code for r in real.rules]
+    assert len(codes) == len(set(codes)) and all(c.startswith("TPU") for c in codes)
+
+
+def test_terminal_text_is_escaped():
+    assert safe("ok\x1b[31mred\x07\u202e") == "ok\\x1b[31mred\\x07\\u202e"
+    assert safe("plain é") == "plain é"
+
+
+def test_control_characters_in_source_and_names_never_reach_the_terminal(tmp_path):
+    bad = tmp_path / "evil\x1b[2Jname.py"
+    bad.write_text("import torch\nx = '\x1b[2J'; torch.cuda.synchronize()\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", str(tmp_path)],
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "\x1b" not in result.stdout + result.stderr
+
+
+def test_the_concise_format(tmp_path):
+    (tmp_path / "t.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", "--format", "concise", "t.py"],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.stdout.splitlines() == ["t.py:2:1: TPU109 `torch.cuda.synchronize()` waits for GPU work only."]
+    assert result.returncode == 1
+
+
+def _pyproject(tmp_path: Path, body: str) -> None:
+    (tmp_path / "pyproject.toml").write_text(f"[project]\nname = 'x'\n\n[tool.torchtpu-scan]\n{body}")
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", "--format", "concise", *args],
+        cwd=tmp_path,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_settings_come_from_the_scanned_repositorys_pyproject(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("import torch\ntorch.cuda.synchronize()\nx = t.nonzero()\n")
+    (tmp_path / "src" / "skip.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    _pyproject(tmp_path, 'exclude = ["skip.py"]\nignore = ["TPU1"]\nfail-on = "review"\n')
+    result = _run(tmp_path, "src")
+    assert result.stdout.splitlines() == [
+        "src/a.py:3:5: TPU801 `.nonzero()` returns a data-dependent shape; each new count compiles a new graph."
+    ] or [line.split(" ")[1] for line in result.stdout.splitlines()] == ["TPU801"]
+    assert result.returncode == 1  # fail-on review
+    assert _run(tmp_path, "--fail-on", "never", "src").returncode == 0
+    only = _run(tmp_path, "--select", "TPU109", "--ignore", "", "src")
+    assert [line.split(" ")[1] for line in only.stdout.splitlines()] == ["TPU109"]
+
+
+@pytest.mark.parametrize(
+    "body, line, message",
+    [
+        ("select = [\n", 5, "is not valid TOML"),
+        ("colour = 'red'\n", 5, "unknown key 'colour'"),
+        ("select = 'TPU1'\n", 5, "tool.torchtpu-scan.select: expected a list of strings"),
+        ("ignore = ['E501']\n", 5, "'E501' is not a rule code"),
+        ("fail-on = 'sometimes'\n", 5, "fail-on: 'sometimes'"),
+        ("site-url = 'http://x'\n", 5, "expected an https:// URL"),
+    ],
+)
+def test_bad_settings_name_the_file_and_line(tmp_path, body, line, message):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    _pyproject(tmp_path, body)
+    result = _run(tmp_path, "a.py")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    (first,) = [ln for ln in result.stderr.splitlines() if ln.startswith(str(tmp_path / "pyproject.toml"))]
+    assert first.startswith(f"{tmp_path / 'pyproject.toml'}:{line}: ") and message in first, result.stderr
+
+
+def test_site_url_links_findings_to_the_handbook(tmp_path):
+    (tmp_path / "a.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    result = subprocess.run(
+        [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", "--format", "json", "a.py"],
+        cwd=tmp_path,
+        env={**ENV, "TORCHTPU_SCAN_SITE_URL": "https://wiki.example.com/tpu/"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    (f,) = json.loads(result.stdout)["findings"]
+    assert f["link"] == "https://wiki.example.com/tpu/migrate/device-code/#legacy-device-apis"

@@ -1,0 +1,201 @@
+"""The scanner's mechanical fixes (``scanfix``): each fix kind, what is left alone, and the whole
+loop on a GPU-style DDP script of our own: --diff writes nothing, --fix rewrites, a second --fix
+changes nothing, the fixed script trains on the CPU, and a rescan leaves only the non-mechanical
+findings. The real rules table is used throughout: the fixes under test are the ones it declares."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kb.scan import scan_source
+from kb.scanfix import FixError, fix_text, fixes_for
+from kb.scanrules import RuleSet, load_rules
+
+SAMPLE = ROOT / "tests" / "scan_fix" / "train_ddp.py"
+ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
+ACC = "(torch.accelerator.current_accelerator(check_available=True) or torch.device('cpu')).type"
+# What --fix leaves to a person in the sample: each needs judgement, not a rename.
+NON_MECHANICAL = {
+    "cuda-bf16-probe",  # choose bf16 on TPU and drop the scaler
+    "cuda-compare",  # what should `"cuda" in device` mean on a TPU?
+    "cuda-current-or-set-device",  # torch.cuda.set_device(local_rank): drop it on TPU, keep it on GPU
+    "cuda-fstring-device",  # f"cuda:{local_rank}": the index is wrong on TPU, right on GPU
+    "rank-device-index",  # device_ids=[local_rank], likewise
+}
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+
+
+def fixed(real: RuleSet, code: str) -> str:
+    code = textwrap.dedent(code)
+    found = scan_source(code, "t.py", real)
+    return fix_text(code, fixes_for(found, real.by_id()))[0]
+
+
+@pytest.mark.parametrize(
+    "before, after",
+    [
+        ("import torch\ntorch.cuda.synchronize()\n", "import torch\ntorch.accelerator.synchronize()\n"),
+        (
+            "import torch\nn = torch.cuda.device_count()  # how many\n",
+            "import torch\nn = torch.accelerator.device_count()  # how many\n",
+        ),
+        (
+            "from torch.cuda import max_memory_allocated as peak\nx = peak()\n",
+            "from torch.cuda import max_memory_allocated as peak\nimport torch\n\nx = torch.accelerator.max_memory_allocated()\n",
+        ),
+        ("import torch\ndevice = 'cuda'\n", f"import torch\ndevice = {ACC}\n"),
+        ("import torch\nx = t.to('cuda')\n", f"import torch\nx = t.to({ACC})\n"),
+        ("import torch\ndef f(x, device='cuda'):\n    pass\n", f"import torch\ndef f(x, device={ACC}):\n    pass\n"),
+        (
+            "import torch\nd = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+            f"import torch\nd = {ACC} if torch.accelerator.is_available() else 'cpu'\n",
+        ),
+        (
+            "import torch\nm = model.cuda()\nx = t.cuda(non_blocking=True)\n",
+            "import torch\nm = model.to(torch.accelerator.current_accelerator(check_available=True) or 'cpu')\n"
+            "x = t.to(torch.accelerator.current_accelerator(check_available=True) or 'cpu', non_blocking=True)\n",
+        ),
+        (
+            "import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\ntorch.backends.cuda.matmul.allow_tf32 = False\n",
+            'import torch\ntorch.set_float32_matmul_precision("high")\ntorch.set_float32_matmul_precision("highest")\n',
+        ),
+        (
+            "import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
+            "import torch.distributed as dist\nimport torch\n\n"
+            f"dist.init_process_group(backend=torch.distributed.get_default_backend_for_device({ACC}))\n",
+        ),
+        (  # Windows line endings stay as they were
+            "import torch\r\ntorch.cuda.synchronize()\r\n",
+            "import torch\r\ntorch.accelerator.synchronize()\r\n",
+        ),
+    ],
+)
+def test_each_fix_kind(real, before, after):
+    assert fixed(real, before) == after
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import torch\nkinds = {'cuda': 1, 'cpu': 2}\n",  # a dict key is data, not a device
+        "import torch\nchoices = ['cuda', 'cpu']\n",  # so is a list item
+        "import torch\nif device == 'cuda':\n    pass\n",  # a comparison needs judgement
+        "import torch\nx = t.cuda(0)\n",  # an index: the device is chosen per rank
+        "import torch\nx = t.to('cuda:1')\n",  # likewise
+        "import torch\nx = (t).cuda(device=d)\n",  # an argument .to() would read differently
+        "import torch\ntorch.backends.cuda.matmul.allow_tf32 = flag\n",  # a value we can't map
+        "import torch\nflag = torch.backends.cuda.matmul.allow_tf32\n",  # a read, not a setting
+        "import torch\ntorch.cuda.set_device(local_rank)\n",  # no mechanical fix declared
+        "import torch\nx = 'cu' 'da'\n",  # a literal in pieces
+        "import torch\nmatch device:\n    case 'cuda':\n        pass\n",  # a pattern
+    ],
+)
+def test_what_the_fixer_does_not_fully_understand_is_left_alone(real, code):
+    assert fixed(real, code) == textwrap.dedent(code)
+
+
+def test_comments_and_formatting_are_kept(real):
+    code = "import torch  # the framework\n\n\ndef step():\n    torch.cuda.synchronize(  # wait\n    )\n"
+    assert fixed(real, code) == code.replace("torch.cuda.synchronize", "torch.accelerator.synchronize")
+
+
+def test_columns_count_characters_so_fixes_land_after_non_ascii_text(real):
+    code = "import torch\nnote = 'é'; device = 'cuda'\n"
+    assert fixed(real, code) == f"import torch\nnote = 'é'; device = {ACC}\n"
+
+
+def test_a_file_libcst_cannot_parse_is_a_fix_error():
+    with pytest.raises(FixError) as err:
+        fix_text("def f(:\n", {(1, 1): []})
+    assert err.value.line >= 1 and "not fixed" in err.value.message
+
+
+def test_every_fix_names_only_what_torch_2_13_has(real):
+    """Each `to` and each dotted name in an expression resolves in the installed torch 2.13."""
+    import ast
+
+    import torch
+
+    names = []
+    for rule in real.rules:
+        if rule.fix is None:
+            continue
+        if rule.fix.to:
+            names.append(rule.fix.to)
+        if rule.fix.expression:
+            for node in ast.walk(ast.parse(rule.fix.expression, mode="eval")):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                    names.append(ast.unparse(node.func))  # every call in a fix is to a dotted torch name
+    assert names
+    names.append("torch.set_float32_matmul_precision")  # what matmul-precision writes
+    for name in names:
+        obj: object = torch
+        for part in name.split(".")[1:]:
+            obj = getattr(obj, part)  # AttributeError names the missing part
+
+
+def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    cmd = [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", *args]
+    return subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
+
+
+def test_the_sample_is_fixed_runs_on_cpu_and_only_judgement_is_left(tmp_path):
+    script = tmp_path / "train_ddp.py"
+    shutil.copy(SAMPLE, script)
+    original = script.read_bytes()
+    diff = _scan("--diff", "train_ddp.py", cwd=tmp_path)
+    assert diff.returncode == 1, diff.stderr
+    assert diff.stdout.startswith("--- a/train_ddp.py\n+++ b/train_ddp.py\n")
+    assert '+torch.set_float32_matmul_precision("high")' in diff.stdout
+    assert script.read_bytes() == original  # --diff writes nothing
+    first = _scan("--fix", "--format", "json", "train_ddp.py", cwd=tmp_path)
+    assert first.returncode == 1, first.stderr  # judgement calls remain
+    after = script.read_text()
+    assert after != original.decode() and "torch.cuda.synchronize" not in after
+    left = json.loads(first.stdout)["findings"]
+    must = {f["rule"] for f in left if f["severity"] == "must-change"}
+    assert must and must <= NON_MECHANICAL, must - NON_MECHANICAL
+    assert not [f for f in left if f["fixable"]]
+    again = _scan("--fix", "train_ddp.py", cwd=tmp_path)
+    assert again.returncode == 1 and script.read_text() == after  # idempotent
+    assert _scan("--diff", "train_ddp.py", cwd=tmp_path).stdout == ""
+    run = subprocess.run(
+        [sys.executable, str(script), "4", str(tmp_path / "out")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={k: v for k, v in os.environ.items() if k not in ("RANK", "WORLD_SIZE", "LOCAL_RANK")},
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "final loss" in run.stdout and (tmp_path / "out" / "ckpt.pt").is_file()
+
+
+def test_fix_keeps_a_byte_order_mark_and_the_file_mode(tmp_path):
+    script = tmp_path / "bom.py"
+    script.write_bytes(b"\xef\xbb\xbfimport torch\ntorch.cuda.synchronize()\n")
+    script.chmod(0o751)
+    assert _scan("--fix", "bom.py", cwd=tmp_path).returncode == 0
+    assert script.read_bytes() == b"\xef\xbb\xbfimport torch\ntorch.accelerator.synchronize()\n"
+    assert script.stat().st_mode & 0o777 == 0o751
+
+
+def test_fix_writes_through_a_symlink_inside_the_tree(tmp_path):
+    (tmp_path / "real.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+    (tmp_path / "link.py").symlink_to("real.py")
+    assert _scan("--fix", "link.py", cwd=tmp_path).returncode == 0
+    assert (tmp_path / "link.py").is_symlink()
+    assert (tmp_path / "real.py").read_text() == "import torch\ntorch.accelerator.synchronize()\n"
