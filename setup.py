@@ -1,4 +1,4 @@
-"""Packages the scanner's rules with it: the wheel's kb/rules/ is a copy of docs/data/migration_rules*.yml.
+"""Packages the scanner's rules: kb/rules/ in the wheel is a copy of docs/data/migration_rules*.yml.
 
 Everything else is declared in pyproject.toml; this file only adds that copy to the build step.
 """
@@ -19,7 +19,7 @@ class BuildWithRules(build_py):
         target.mkdir(parents=True, exist_ok=True)
         tables = sorted((HERE / "docs" / "data").glob("migration_rules*.yml"))
         if not tables:
-            raise SystemExit("setup.py: docs/data/migration_rules.yml is missing (expected the scanner's rules table)")
+            raise SystemExit("setup.py: docs/data/migration_rules.yml is missing")
         for table in tables:
             shutil.copyfile(table, target / table.name)
 
