@@ -143,7 +143,7 @@ def _parse_entry(entry: object, at: tuple[str | int, ...], bad: Any) -> Label | 
     if not isinstance(why, str) or not why.strip():
         bad(at + ("why",), "why must be a short non-empty reason")
         ok = False
-    return Label(frozenset(labels), why) if ok and isinstance(labels, list) and isinstance(why, str) else None
+    return Label(frozenset(labels), why) if ok else None  # type: ignore[arg-type]  # checked above
 
 
 def load_labels(path: Path) -> list[RepoLabels]:
@@ -202,7 +202,14 @@ def findings_from_json(doc: dict[str, Any], scanned: Path, folders: dict[str, st
                 if rw is not None and rw[0] in folders:
                     related.append((folders[rw[0]], rw[1], r["line"]))
         out.append(
-            Finding(folders[where[0]], where[1], f["line"], str(f.get("rule", "?")), str(f.get("message", "")), tuple(related))
+            Finding(
+                folders[where[0]],
+                where[1],
+                f["line"],
+                str(f.get("rule", "?")),
+                str(f.get("message", "")),
+                tuple(related),
+            )
         )
     return out
 
@@ -368,7 +375,9 @@ def extract(repos: Sequence[RepoLabels], mirror_root: Path, dest: Path) -> None:
             n_lines = len(done.stdout.splitlines())
             beyond = [ln for ln in lines if ln > n_lines]
             if beyond:
-                raise EvalError(f"{r.repo}: {path} has {n_lines} lines at {r.commit[:12]}, labels name line {beyond[0]}")
+                raise EvalError(
+                    f"{r.repo}: {path} has {n_lines} lines at {r.commit[:12]}, labels name line {beyond[0]}"
+                )
             target = dest / folder_of(r.repo) / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(done.stdout)
