@@ -84,6 +84,15 @@ CLASSES = [
     ("import torch\nmajor, _ = torch.cuda.get_device_capability()\n", "cuda-device-capability"),
     ("import torch\nstart = torch.cuda.Event(enable_timing=True)\n", "cuda-events"),
     ("import torch\ni = torch.cuda.current_device()\n", "cuda-current-device"),
+    ("import torch\nx.cuda()\nstate = torch.load(path)\n", "load-without-map-location"),
+    ("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=4)\n", "mp-spawn"),
+    ("from torch.profiler import ProfilerActivity\nacts = [ProfilerActivity.CUDA]\n", "profiler-cuda-activity"),
+    ("import torch.cuda.nccl as nccl\n", "cuda-nccl-import"),
+    (
+        "from liger_kernel.transformers import LigerFusedLinearJSDLoss\nloss = LigerFusedLinearJSDLoss()\n",
+        "liger-kernel-calls",
+    ),
+    ("from vllm.distributed.device_communicators.pynccl import PyNcclCommunicator\n", "vllm-pynccl"),
 ]
 
 
@@ -128,6 +137,37 @@ def test_one_finding_per_root_cause_at_the_line_to_change(real):
         """)
     findings = [f for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-string"]
     assert [(f.line, f.related) for f in findings] == [(2, ((3, 5), (4, 5), (5, 1), (6, 6)))]
+
+
+def test_uses_are_traced_through_argparse_defaults_and_torch_device(real):
+    code = textwrap.dedent("""\
+        import argparse
+        import torch
+        import torch.distributed as dist
+        p = argparse.ArgumentParser()
+        p.add_argument("--dist-backend", default="nccl")
+        p.add_argument("-d", "--device", default="cuda")
+        args = p.parse_args()
+        dist.init_process_group(backend=args.dist_backend)
+        dev = torch.device(args.device)
+        x = torch.load("ckpt.pt", map_location=dev)
+        """)
+    related = {f.line: f.related for f in scan_source(code, "t.py", real)}
+    assert related[5] == ((8, 1),)  # the backend's default, used by init_process_group
+    assert related[6] == ((9, 7), (10, 5))  # the device default: torch.device, and torch.load through it
+
+
+def test_a_rank_device_name_is_one_finding_with_its_uses(real):
+    code = 'import torch\ndevice = torch.device(f"{kind}:{rank}")\nm.to_empty(device=device)\nx = torch.ones(2, device=device)\n'
+    (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"]
+    assert (f.line, f.related) == (2, ((3, 1), (4, 5)))
+
+
+def test_torch_load_with_map_location_or_without_cuda_is_fine(real):
+    assert "load-without-map-location" not in rules_at(
+        real, "import torch\nx.cuda()\ntorch.load(p, map_location='cpu')\n"
+    )
+    assert "load-without-map-location" not in rules_at(real, "import torch\ntorch.load(p)\n")  # nothing here uses CUDA
 
 
 def test_noqa_silences_a_line(real):

@@ -17,6 +17,8 @@ node, and runs the fixed detectors:
   ``torch.device(f"{kind}:{rank}")``, ``device_ids=[rank]``, ``set_device_index(rank)``): each
   TorchTPU process owns device 0 and any other index raises;
 - ``init-without-backend``: ``init_process_group()`` with no backend, in a file that uses CUDA;
+- ``load-without-map-location``: ``torch.load(path)`` with no ``map_location``, in a file that uses
+  CUDA: a checkpoint saved from a GPU puts its tensors back on a GPU;
 - ``nonzero``: ``.nonzero()`` or ``torch.nonzero`` (not NumPy's);
 - ``bool-mask-index``: reading ``x[mask]`` where the index is a comparison (``x[x > 0]``, ``&``,
   ``|``, ``~`` of one), or a name bound to one;
@@ -42,11 +44,15 @@ from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
     POSITIONAL,
+    RANK_FORMATTED,
     FileScan,
     Finding,
     Scope,
+    argparse_options,
     builds_cuda,
     is_cuda,
+    rank_fstring,
+    ranky,
 )
 from .scanrules import RuleSet, ScanRule
 
@@ -60,6 +66,7 @@ _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST
 _LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string")
 _LITERAL_WORDS = ("cuda", "nccl")  # a file without these words has no literal to report
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
+_PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 
 
@@ -82,18 +89,6 @@ def is_nccl(value: object) -> bool:
     if not isinstance(value, str) or "nccl" not in value:
         return False
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
-
-
-def _ranky(node: ast.expr) -> bool:
-    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``)."""
-    if isinstance(node, ast.Attribute):
-        name = node.attr
-    elif isinstance(node, ast.Name):
-        name = node.id
-    else:
-        return False
-    low = name.lower()
-    return "rank" in low or low in ("gpu", "gpu_id", "local_gpu")
 
 
 def _not_zero(node: ast.expr) -> bool:
@@ -135,6 +130,8 @@ class Visitor:
         if s.uses_cuda:
             for call in s.pending_init:
                 s.detect("init-without-backend", call)
+            for call in s.pending_load:
+                s.detect("load-without-map-location", call)
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
@@ -212,7 +209,7 @@ class Visitor:
     def joined(self, node: ast.JoinedStr, scope: Scope, loop: bool) -> None:
         if builds_cuda(node):
             self.s.detect("cuda-fstring", node)
-        elif self.ranks and _rank_fstring(node):
+        elif self.ranks and rank_fstring(node):
             self.s.detect("rank-device-index", node)
         for part in node.values:  # the literal parts are text, not values
             if isinstance(part, ast.FormattedValue):
@@ -314,6 +311,12 @@ class Visitor:
             s.detect("item-in-loop", node)
         elif name == "DataLoader":
             self.dataloader(node, scope)
+        elif (
+            path == "torch.load"
+            and len(node.args) < 2
+            and all(k.arg not in ("map_location", None) for k in node.keywords)
+        ):
+            s.pending_load.append(node)
         elif name == "compile" and (path == "torch.compile" or (path is None and method)):
             for kw in node.keywords:
                 v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
@@ -357,7 +360,7 @@ class Visitor:
         ):
             places.append(node.args[0])
         for kw in node.keywords:
-            if kw.arg in ("device", "device_type") or (kw.arg == "type" and path == "torch.device"):
+            if kw.arg in _PLACE_KEYWORDS or (kw.arg == "type" and path == "torch.device"):
                 places.append(kw.value)
                 s.moves_to_device = True
         for expr in places:
@@ -365,11 +368,15 @@ class Visitor:
             for value, origin in zip(v.known, v.origins, strict=True):
                 if is_cuda(value):
                     s.uses_cuda = True
-                    if origin is not expr:  # a literal in place is reported where it is written
-                        for rule in s.rules.detectors.get("cuda-device-string", ()):
+                if origin is expr:  # a literal in place is reported where it is written
+                    continue
+                if is_cuda(value):
+                    for name in ("cuda-device-string", "cuda-fstring"):
+                        for rule in s.rules.detectors.get(name, ()):
                             s.use(origin, node, rule)
-                        for rule in s.rules.detectors.get("cuda-fstring", ()):
-                            s.use(origin, node, rule)
+                elif value == RANK_FORMATTED:
+                    for rule in s.rules.detectors.get("rank-device-index", ()):
+                        s.use(origin, node, rule)
 
     def backend_uses(self, node: ast.Call, scope: Scope) -> None:
         """A backend argument that holds a "nccl" written elsewhere: a use of that literal."""
@@ -386,7 +393,7 @@ class Visitor:
         """A device index taken from the rank: each TorchTPU process owns device 0 only."""
         s = self.s
         args = node.args
-        if method and name in ("to", "cuda") and args and _ranky(args[0]):
+        if method and name in ("to", "cuda") and args and ranky(args[0]):
             s.detect("rank-device-index", node)
         elif path == "torch.device" and len(args) > 1 and _not_zero(args[1]):
             s.detect("rank-device-index", node)
@@ -396,9 +403,9 @@ class Visitor:
             if kw.arg == "device_ids" and isinstance(kw.value, (ast.List, ast.Tuple)):
                 if any(_not_zero(e) for e in kw.value.elts):
                     s.detect("rank-device-index", node)
-            elif kw.arg == "device_ids" and _ranky(kw.value):
+            elif kw.arg == "device_ids" and ranky(kw.value):
                 s.detect("rank-device-index", node)
-            elif kw.arg in _RANK_KEYWORDS and _ranky(kw.value):
+            elif kw.arg in _RANK_KEYWORDS and ranky(kw.value):
                 s.detect("rank-device-index", node)
             elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
                 s.detect("rank-device-index", node)
@@ -410,15 +417,6 @@ class Visitor:
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
-
-
-def _rank_fstring(node: ast.JoinedStr) -> bool:
-    """``f"{kind}:{rank}"``: a device name whose index is a rank."""
-    parts = node.values
-    if len(parts) != 3 or not isinstance(parts[1], ast.Constant) or parts[1].value != ":":
-        return False
-    last = parts[2]
-    return isinstance(parts[0], ast.FormattedValue) and isinstance(last, ast.FormattedValue) and _ranky(last.value)
 
 
 def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, tuple[ScanRule, ...]]:
@@ -479,6 +477,8 @@ def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
     """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read."""
     tree = ast.parse(text, shown)
     state = FileScan(shown, text, rules)
+    if "add_argument" in text:
+        state.options = argparse_options(tree)
     Visitor(state).run(tree)
     findings = state.finish()
     # A catch-all rule (`torch.cuda.*`) stays quiet where a rule for that very name already spoke.

@@ -25,6 +25,7 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks Python's tokenizer count
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{}".format(n)
+RANK_FORMATTED = "?:rank"  # the value of f"{kind}:{rank}"
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 # Positional arguments that count as a keyword for ``keyword`` rules.
 POSITIONAL: dict[str, tuple[str, ...]] = {
@@ -145,9 +146,12 @@ class FileScan:
     uses_cuda: bool = False
     moves_to_device: bool = False
     pending_init: list[ast.Call] = field(default_factory=list)
+    pending_load: list[ast.Call] = field(default_factory=list)
     pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
     # (where the value was written, where it is used, the rule the use matched): resolved in finish()
     links: list[tuple[ast.expr, ast.AST, ScanRule]] = field(default_factory=list)
+    # argparse options and their defaults (``add_argument("--device", default="cuda")``): ``args.device``
+    options: dict[str, ast.expr] = field(default_factory=dict)
     quiet: set[int] = field(default_factory=set)  # ids of literals another detector already reported
     _lines: list[str] | None = None
 
@@ -283,6 +287,15 @@ class FileScan:
             return Values((node.value,), origins=(node,))
         if builds_cuda(node):
             return Values((CUDA_FORMATTED,), origins=(node,))
+        if isinstance(node, ast.JoinedStr) and rank_fstring(node):
+            return Values((RANK_FORMATTED,), origins=(node,))
+        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+            if self.resolve(node.func)[0] == "torch.device":  # torch.device(x) holds what x holds
+                return self.values(node.args[0], scope, depth)
+        if isinstance(node, ast.Attribute) and node.attr in self.options and isinstance(node.value, ast.Name):
+            if depth < MAX_FOLLOW:  # args.device: the option's default
+                v = self.values(self.options[node.attr], scope, depth + 1)
+                return Values(v.known, True, True, v.origins)
         if isinstance(node, (ast.IfExp, ast.BoolOp)):
             parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             return _union([self.values(p, scope, depth) for p in parts])
@@ -322,6 +335,49 @@ def _union(parts: list[Values]) -> Values:
         any(p.followed for p in parts),
         tuple(o for p in parts for o in p.origins),
     )
+
+
+def rank_fstring(node: ast.JoinedStr) -> bool:
+    """``f"{kind}:{rank}"``: a device name whose index is a rank."""
+    parts = node.values
+    if len(parts) != 3 or not isinstance(parts[1], ast.Constant) or parts[1].value != ":":
+        return False
+    first, last = parts[0], parts[2]
+    return isinstance(first, ast.FormattedValue) and isinstance(last, ast.FormattedValue) and ranky(last.value)
+
+
+def ranky(node: ast.expr) -> bool:
+    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``)."""
+    if isinstance(node, ast.Attribute):
+        name = node.attr
+    elif isinstance(node, ast.Name):
+        name = node.id
+    else:
+        return False
+    low = name.lower()
+    return "rank" in low or low in ("gpu", "gpu_id", "local_gpu")
+
+
+def argparse_options(tree: ast.Module) -> dict[str, ast.expr]:
+    """``dest -> default`` of every ``add_argument(..., default=...)`` in the file."""
+    out: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if not (
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "add_argument"
+        ):
+            continue
+        kws = {k.arg: k.value for k in node.keywords if k.arg}
+        if "default" not in kws:
+            continue
+        dest = kws.get("dest")
+        name = dest.value if isinstance(dest, ast.Constant) and isinstance(dest.value, str) else None
+        if name is None:
+            flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            longs = [f for f in flags if f.startswith("--")] or [f for f in flags if not f.startswith("-")] or flags
+            name = longs[0].lstrip("-").replace("-", "_") if longs else None
+        if name:
+            out[name] = kws["default"]
+    return out
 
 
 def builds_cuda(node: ast.expr) -> bool:

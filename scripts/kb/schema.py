@@ -265,6 +265,7 @@ Detector = Literal[
     "nccl-string",
     "rank-device-index",
     "init-without-backend",
+    "load-without-map-location",
     "nonzero",
     "bool-mask-index",
     "item-in-loop",
