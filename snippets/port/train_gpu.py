@@ -78,7 +78,7 @@ def parse_config(argv: list[str]) -> Config:
             try:
                 value = type(default)(text)
             except ValueError:
-                sys.exit(f"bad argument {arg!r}: expected a {type(default).__name__}")
+                sys.exit(f"bad argument {arg!r}: expected a value of type {type(default).__name__}")
         setattr(cfg, key, value)
     return cfg
 
