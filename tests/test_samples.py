@@ -5,6 +5,7 @@ snippets/MANIFEST.toml lists every sample with its kind:
   tpu    needs a TPU (gpu: an NVIDIA GPU; xla: a TPU and torch_xla): compiled and linted only,
          plus an optional `smoke` run on the CPU after a few textual replacements
   shell  checked with `bash -n`
+  diff   a unified diff of two samples (tests/test_port.py keeps it current)
 Twins (a GPU file and its TPU rewrite, or before/after) declare `hl_lines`, the lines of the
 file that differ from its twin; the pages highlight those, so they are checked against a diff.
 """
@@ -30,7 +31,7 @@ MANIFEST_PATH = SNIPPETS / "MANIFEST.toml"
 README_PATH = SNIPPETS / "README.md"
 DOCS = ROOT / "docs"
 NOT_SAMPLES = {"MANIFEST.toml", "README.md"}
-KINDS = {"cpu", "tpu", "gpu", "xla", "shell"}
+KINDS = {"cpu", "tpu", "gpu", "xla", "shell", "diff"}
 COMPILE_ONLY = {"tpu", "gpu", "xla"}
 TIMEOUT_S = 120
 SCRATCH = tempfile.TemporaryDirectory(prefix="samples-")  # removed when the session ends
@@ -182,6 +183,7 @@ def test_manifest_entry_is_well_formed(path):
     assert (ROOT / "docs" / page).is_file(), f"{path}: page {page!r} is not a file under docs/"
     if path.endswith(".sh"):
         assert entry["kind"] == "shell", f"{path}: shell scripts have kind 'shell'"
+    assert path.endswith(".diff") == (entry["kind"] == "diff"), f"{path}: .diff files, and only they, have kind 'diff'"
     if entry["kind"] == "cpu":
         assert ("expect" in entry) != ("expect_error" in entry), (
             f"{path}: a cpu sample needs exactly one of expect / expect_error"
