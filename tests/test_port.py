@@ -204,3 +204,38 @@ def test_hunks_helper():
     assert hunks(diff) == [(3, 5), (6, 8)]
     assert losses("iter 0: loss 6.25, 1 ms\niter 1: loss nan, 1 ms\n")[0] == 6.25
     assert math.isnan(losses("iter 1: loss nan, 1 ms\n")[0])
+
+
+# --- the scanner does the mechanical part ---------------------------------------------------
+
+FIX_DIFF = PORT / "train.fix.diff"
+
+
+def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "scripts"))
+    cmd = [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", *args]
+    return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
+
+
+def test_scan_diff_is_the_mechanical_part_of_the_port():
+    """`./dev scan --diff port/train_gpu.py` prints train.fix.diff, and every line it changes is
+    a line the hand port changes too: the scanner does the mechanical part of this very port."""
+    live = _scan("--diff", "port/train_gpu.py", cwd=ROOT / "snippets")
+    if os.environ.get("KB_UPDATE_DIFF") == "1":
+        FIX_DIFF.write_text(live.stdout)
+    assert live.stdout == FIX_DIFF.read_text(), "snippets/port/train.fix.diff is stale: KB_UPDATE_DIFF=1 regenerates it"
+    changed = {
+        line for line in FIX_DIFF.read_text().splitlines() if line.startswith("-") and not line.startswith("---")
+    }
+    ported = {line for line in DIFF.read_text().splitlines() if line.startswith("-")}
+    assert changed and changed <= ported, changed - ported
+
+
+def test_the_fixed_gpu_script_trains_on_the_cpu_without_being_told(tmp_path):
+    """After --fix the script picks the device itself: no --device=cpu, and it still trains."""
+    script = tmp_path / "train_gpu.py"
+    script.write_text(GPU.read_text())
+    assert _scan("--fix", "train_gpu.py", cwd=tmp_path).returncode == 1  # judgement calls are left
+    result = run(script, *TINY, f"--out_dir={tmp_path}", cwd=tmp_path)
+    check_training_run(result, tmp_path)
+    assert "on cpu" in result.stdout
