@@ -11,6 +11,8 @@ chunk is placed at its earliest fit (which is always the best choice), so a matc
 name length x pattern length, whatever the pattern. ``**`` is handled the same way over path parts.
 Literal patterns, the bulk of a long generated ``.gitignore``, are looked up in dictionaries.
 
+Like git, matching is by bytes of UTF-8: ``?`` matches one byte, so ``??`` matches ``é``.
+
 git matches nothing with a pattern it can't read (an unterminated ``[``, an unknown ``[:name:]``,
 a trailing lone ``\\``); here such a line is a :class:`PatternError` for the caller to report.
 """
@@ -132,7 +134,7 @@ def parse(line: str, *, comments: bool = True) -> Pattern | None:
     if not text:
         return None
     negated = text.startswith("!")
-    body = text[1:] if negated else text
+    body = bytewise(text[1:] if negated else text)
     if not _SPECIAL.search(body):
         if not body:
             raise PatternError("'!' alone negates nothing (expected a pattern after it)")
@@ -201,7 +203,7 @@ class PatternSet:
         names, plain = self._names, _PLAIN.fullmatch
         for number, line in enumerate(lines, 1):
             if plain(line):  # a plain name, as most lines of a long file are: no Pattern needed
-                names[line] = self._count
+                names[line if line.isascii() else bytewise(line)] = self._count
                 self._count += 1
                 continue
             try:
@@ -239,10 +241,11 @@ class PatternSet:
     def decide(self, rel: str, is_dir: bool) -> bool | None:
         """True: ``rel`` (a path under this set's folder, ``/``-separated) is ignored; False: a ``!``
         pattern keeps it; None: no pattern matches."""
-        parts = rel.split("/")
-        best = max(self._names.get(parts[-1], -1), self._paths.get(rel, -1))
+        parts = (rel if rel.isascii() else bytewise(rel)).split("/")
+        path = "/".join(parts)
+        best = max(self._names.get(parts[-1], -1), self._paths.get(path, -1))
         if is_dir:
-            best = max(best, self._dir_names.get(parts[-1], -1), self._dir_paths.get(rel, -1))
+            best = max(best, self._dir_names.get(parts[-1], -1), self._dir_paths.get(path, -1))
         for candidates in (self._by_first.get(parts[0], ()), self._others):
             for i in reversed(candidates):
                 if i <= best:
@@ -251,6 +254,17 @@ class PatternSet:
                     best = i
                     break
         return None if best < 0 else best not in self._negated
+
+
+def bytewise(text: str) -> str:
+    """``text`` as git sees it, one character per byte of its UTF-8 (an undecodable byte of a file
+    name, which os gives as a lone surrogate, is that byte again): ``?`` and ``[...]`` match a byte."""
+    if text.isascii():
+        return text
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("latin-1")
+    except UnicodeEncodeError:  # a surrogate no decoder made: keep its code units
+        return text.encode("utf-8", "surrogatepass").decode("latin-1")
 
 
 def _trim_trailing_spaces(line: str) -> str:
