@@ -6,9 +6,9 @@ folder (otherwise it matches a name at any depth), ``*`` and ``?`` within a name
 (``!``/``^`` negation, ranges, ``[:alpha:]``-style names), ``**`` as a whole path part for any number
 of folders (one or more when trailing), and ``\\`` escaping. The last matching pattern decides.
 
-No regular expression touches a path: a name pattern is a list of fixed-width chunks split at its stars, and each
-chunk is placed at its earliest fit (which is always the best choice), so a match costs at most
-name length x pattern length, whatever the pattern. ``**`` is handled the same way over path parts.
+No regular expression touches a path: a name pattern is a list of fixed-width chunks split at its
+stars, and each chunk is placed at its earliest fit (which is always the best choice), so a match
+costs at most name length x pattern length, whatever the pattern. ``**`` is handled the same way over path parts.
 Literal patterns, the bulk of a long generated ``.gitignore``, are looked up in dictionaries.
 
 Like git, matching is by bytes of UTF-8: ``?`` matches one byte, so ``??`` matches ``é``.
@@ -65,6 +65,8 @@ ANY_CHAR = CharClass(frozenset(), (), (), True)
 
 
 class Op(Enum):
+    """The two tokens that aren't characters: a star and a path separator."""
+
     STAR = "*"
     SLASH = "/"
 
