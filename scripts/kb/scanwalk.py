@@ -2,27 +2,33 @@
 
 A folder is walked with an explicit stack, in name order. Skipped: ``.git``, ``.venv``,
 ``node_modules`` and ``__pycache__``; whatever a ``.gitignore`` in the scanned tree ignores (each
-file applies below its own folder, a deeper one first, with git's patterns: ``/`` anchoring, ``**``,
-``!`` negation, ``dir/``; read by ``pathspec``, which MkDocs already requires); whatever an
-``--exclude`` pattern (the same syntax, relative to each scanned folder) matches. A symlinked
-folder is never followed; a symlinked file is read only when it stays inside the scanned tree.
-A file named on the command line is read even if a ``.gitignore`` ignores it (not if excluded).
+file applies below its own folder, a deeper one first, with git's patterns: see ``globmatch``, which
+matches in linear time and looks literal names up, so neither a hostile pattern nor a generated
+200,000-line file slows the walk); whatever an ``--exclude`` pattern (the same syntax, relative to
+each scanned folder) matches. A symlinked folder is never followed; a symlinked file is read only
+when it stays inside the scanned tree. A file named on the command line is read even if a
+``.gitignore`` ignores it (not if excluded). Only regular files are read: a FIFO, socket or device
+(named, found or linked to) would block or never end, so it is a problem, skipped.
+
+A path is shown with every character that isn't printable (controls, escape, bidi overrides, line
+separators, undecodable bytes) written as an escape, so a file name can't drive the terminal or
+forge a line of the report; the real path is kept for opening the file.
 """
 
 from __future__ import annotations
 
 import os
 import posixpath
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pathspec import GitIgnoreSpec
-
 from .errors import Problem
-from .yamlload import one_line
+from .globmatch import PatternError, PatternSet
 
 SKIP_DIRS = frozenset({".git", ".venv", "node_modules", "__pycache__"})
 SUFFIX = ".py"
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class UsageError(Exception):
@@ -37,43 +43,89 @@ class Walk:
     problems: list[Problem] = field(default_factory=list)
 
 
-Specs = list[tuple[str, GitIgnoreSpec]]  # (folder relative to the scanned root, its .gitignore)
+Specs = list[tuple[str, PatternSet]]  # (folder relative to the scanned root, its .gitignore)
 
 
 def collect(paths: list[str], excludes: list[str]) -> Walk:
-    """Every file to scan under ``paths``; UsageError for a path that does not exist."""
-    exclude = GitIgnoreSpec.from_lines(excludes)
+    """Every file to scan under ``paths``; UsageError for a path that does not exist or a bad --exclude."""
+    exclude = _excludes(excludes)
     walk = Walk()
     seen: set[str] = set()
     for arg in paths:
         top = Path(arg)
         if not (top.exists() or top.is_symlink()):
-            raise UsageError(f"{arg}: no such file or folder")
+            raise UsageError(f"{shown_text(arg)}: no such file or folder")
         if top.is_dir():
             _walk_dir(top, arg, exclude, walk, seen)
-        elif not _ignored(exclude, posixpath.normpath(top.as_posix())):
+        elif not _excluded_file(exclude, posixpath.normpath(top.as_posix())):
             shown = _shown(arg, "")
-            if shown not in seen:
+            problem = _not_regular(str(top))
+            if problem:
+                walk.problems.append(Problem(shown, 1, problem))
+            elif shown not in seen:
                 seen.add(shown)
                 walk.files.append((str(top), shown))
     walk.files.sort(key=lambda f: f[1])
     return walk
 
 
-def _walk_dir(top: Path, arg: str, exclude: GitIgnoreSpec, walk: Walk, seen: set[str]) -> None:
+def shown_text(text: str) -> str:
+    """``text`` safe for a terminal and a one-line report: a character that isn't printable becomes
+    ``\\n``, ``\\r``, ``\\t``, ``\\xNN`` (also an undecodable byte of a file name), ``\\uNNNN``."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    code = ord(c)
+    if c in _ESCAPES:
+        return _ESCAPES[c]
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for a byte that isn't UTF-8
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def _excludes(excludes: list[str]) -> PatternSet:
+    patterns = PatternSet()
+    for text in excludes:
+        try:
+            added = patterns.add_line(text, comments=False)
+        except PatternError as exc:
+            raise UsageError(f"--exclude {text!r}: {exc}") from None
+        if not added:
+            raise UsageError(f"--exclude {text!r}: expected a pattern (a name, path or glob)")
+    return patterns
+
+
+def _read_ignore(path: Path, shown: str, walk: Walk) -> PatternSet | None:
+    """A .gitignore's patterns; a line git would match nothing with is a problem (and ignored)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        walk.problems.append(Problem(shown, 1, f"can't be read: {exc.strerror}; its patterns are not applied"))
+        return None
+    text = data.removeprefix(b"\xef\xbb\xbf").decode("utf-8", "surrogateescape")  # names compare as os gives them
+    patterns = PatternSet()
+    lines = text.split("\n")
+    for number, why in patterns.add_lines(lines):
+        msg = f"pattern {lines[number - 1].rstrip()!r}: {why}; git matches nothing with it, so it is ignored"
+        walk.problems.append(Problem(shown, number, msg))
+    return patterns if patterns else None
+
+
+def _walk_dir(top: Path, arg: str, exclude: PatternSet, walk: Walk, seen: set[str]) -> None:
     real_top = os.path.realpath(top)
     base = Path(arg).as_posix()
-    excluding = bool(exclude.patterns)
+    excluding = bool(exclude)
     stack: list[tuple[Path, str, Specs]] = [(top, "", [])]
     while stack:
         folder, rel, specs = stack.pop()
         ignore = folder / ".gitignore"
         if ignore.is_file() and not ignore.is_symlink():
-            try:
-                lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
-                specs = [*specs, (rel, GitIgnoreSpec.from_lines(lines))]
-            except OSError as exc:
-                walk.problems.append(Problem(_shown(arg, rel + ".gitignore"), 1, f"can't be read: {exc.strerror}"))
+            spec = _read_ignore(ignore, _shown(arg, rel + ".gitignore"), walk)
+            if spec is not None:
+                specs = [*specs, (rel, spec)]
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name, reverse=True)
         except OSError as exc:
@@ -87,17 +139,17 @@ def _walk_dir(top: Path, arg: str, exclude: GitIgnoreSpec, walk: Walk, seen: set
             except OSError:
                 continue
             if is_dir:
-                if entry.name in SKIP_DIRS or (excluding and _ignored(exclude, child + "/")):
+                if entry.name in SKIP_DIRS or (excluding and exclude.decide(child, True)):
                     continue
-                if specs and _git_ignored(specs, child + "/"):
+                if specs and _git_ignored(specs, child, True):
                     continue
                 stack.append((Path(entry.path), child + "/", specs))
                 continue
-            if not entry.name.endswith(SUFFIX) or (excluding and _ignored(exclude, child)):
+            if not entry.name.endswith(SUFFIX) or (excluding and exclude.decide(child, False)):
                 continue
-            if specs and _git_ignored(specs, child):
+            if specs and _git_ignored(specs, child, False):
                 continue
-            shown = one_line(posixpath.normpath(posixpath.join(base, child)))
+            shown = shown_text(posixpath.normpath(posixpath.join(base, child)))
             if is_link:
                 target = os.path.realpath(entry.path)
                 if os.path.isdir(target):
@@ -105,26 +157,55 @@ def _walk_dir(top: Path, arg: str, exclude: GitIgnoreSpec, walk: Walk, seen: set
                 if os.path.commonpath([real_top, target]) != real_top:
                     walk.problems.append(Problem(shown, 1, "symlink leads out of the scanned tree; not followed"))
                     continue
-            elif not entry.is_file(follow_symlinks=False):
-                continue  # a FIFO, socket or device would block or never end
-            if shown not in seen:
+            problem = _not_regular(entry.path) if is_link or not entry.is_file(follow_symlinks=False) else ""
+            if problem:
+                walk.problems.append(Problem(shown, 1, problem))
+            elif shown not in seen:
                 seen.add(shown)
                 walk.files.append((entry.path, shown))
 
 
-def _ignored(spec: GitIgnoreSpec, rel: str) -> bool:
-    return bool(spec.check_file(rel).include)
+def _not_regular(path: str) -> str:
+    """Why ``path`` (followed if a symlink) is skipped when it is a FIFO, socket or device, else ''.
+    A path that can't be stat'ed is left to the reader, which reports why it can't be read."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISREG(mode):
+        return ""
+    kind = (
+        "a FIFO"
+        if stat.S_ISFIFO(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "not a regular file"
+    )
+    return f"is {kind}, which could block the scan (expected a regular file); skipped"
 
 
-def _git_ignored(specs: Specs, rel: str) -> bool:
+def _excluded_file(exclude: PatternSet, path: str) -> bool:
+    """A file named on the command line is excluded when it, or a folder on its path, is."""
+    if not exclude:
+        return False
+    parts = path.lstrip("/").split("/")
+    for i in range(1, len(parts)):
+        if exclude.decide("/".join(parts[:i]), True):
+            return True
+    return bool(exclude.decide("/".join(parts), False))
+
+
+def _git_ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
     """git's rule: the deepest .gitignore with a matching pattern decides (its last match)."""
     for base, spec in reversed(specs):
-        result = spec.check_file(rel[len(base) :])
-        if result.include is not None:
-            return result.include
+        result = spec.decide(rel[len(base) :], is_dir)
+        if result is not None:
+            return result
     return False
 
 
 def _shown(arg: str, rel: str) -> str:
     """The path as the user would write it: the argument, then the path under it."""
-    return one_line(posixpath.normpath(posixpath.join(Path(arg).as_posix(), rel)) if rel else Path(arg).as_posix())
+    return shown_text(posixpath.normpath(posixpath.join(Path(arg).as_posix(), rel)) if rel else Path(arg).as_posix())
