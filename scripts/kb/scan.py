@@ -35,7 +35,9 @@ node, and runs the fixed detectors:
 from __future__ import annotations
 
 import ast
+import os
 import re
+import stat
 from pathlib import Path
 from typing import Any, Callable
 
@@ -493,8 +495,11 @@ def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
 def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem]]:
     """A file's bytes and its text (None, with the problem, when it is too large, unreadable, not
     UTF-8 or holds a NUL byte)."""
-    try:
-        with path.open("rb") as handle:
+    try:  # opened without blocking and checked after opening: a file swapped for a FIFO can't hang the scan
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return b"", None, [Problem(shown, 1, "is not a regular file (expected a .py file); skipped")]
             raw = handle.read(MAX_BYTES + 1)
     except OSError as exc:
         return b"", None, [Problem(shown, 1, f"can't be read: {exc.strerror or exc}; skipped")]
