@@ -657,7 +657,8 @@ def _undocumented_messages(messages: list[dict[str, str]], release: str) -> str:
         return f"\n\nEvery message of {release} that this list follows has an entry.\n\n"
     rows = [[md_code(m["text"]), md_text(m["kind"]), md_code(m["where"])] for m in messages]
     return (
-        f"\n\n{len(messages)} messages {release} can print have no entry yet:\n\n"
+        f"\n\n{len(messages)} {'message' if len(messages) == 1 else 'messages'} {release} can print "
+        f"{'has' if len(messages) == 1 else 'have'} no entry yet:\n\n"
         + _md_table(["Message (… is a value)", "Raised as", "Where"], rows)
         + "\n\n"
     )
