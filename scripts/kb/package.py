@@ -179,8 +179,9 @@ def diff(old: WheelIndex, new: WheelIndex) -> list[str]:
             lines.append(f"+ {key} {name}")
         for name in sorted(set(a[key]) - set(b[key])):
             lines.append(f"- {key} {name}")
-    was, now = ({m["text"] for m in inv["messages"]} for inv in (a, b))
-    lines += [f"+ message {text}" for text in sorted(now - was)] + [f"- message {text}" for text in sorted(was - now)]
+    said, says = ({m["text"] for m in inv["messages"]} for inv in (a, b))
+    lines += [f"+ message {text}" for text in sorted(says - said)]
+    lines += [f"- message {text}" for text in sorted(said - says)]
     for name in sorted(set(new.modules) - set(old.modules)):
         lines.append(f"+ module {name}")
     for name in sorted(set(old.modules) - set(new.modules)):
