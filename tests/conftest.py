@@ -89,6 +89,7 @@ MINI_TABLES = {
         """,
     "integrations": "[]\n",
     "migration_rules": "[]\n",
+    "errors": "[]\n",
     "benchmarks": "[]\n",
     "glossary": """\
         - id: hbm

@@ -49,8 +49,20 @@ class _Meta(type):
     return _em.eager_mode
 
 
+_FORK_ERROR = (
+    "cannot access or re-initialize TPU in a forked subprocess. "
+    "To use TPU with multiprocessing, you must use the 'spawn' start method"
+)
+
+
 class TpuDeviceModule(metaclass=_Meta):
   precision = None
+
+  @classmethod
+  def _lazy_init(cls, bad_fork, idx):
+    if bad_fork:
+      raise RuntimeError(_FORK_ERROR)
+    raise ValueError(f"Cannot set TPU device to index {idx}, current process is bound to device index 0.")
 """
 
 EXECUTION_MODE = """\
@@ -104,7 +116,7 @@ def build_wheel(
         # a native library: its string table holds env var names and messages
         "torch_tpu/csrc/common/glue_2_13_0/libpywrap_2_13_0_common.so": (
             b"\x7fELF\x00TORCH_TPU_DEFER_AND_FUSE\x00TORCH_TPU_LAUNCH_BLOCKING\x00XLA_FLAGS\x00"
-            b"expected a TPU device\x00"
+            b"expected a TPU device\x00timeout in barrier options is not supported\x00"
         ),
         "torch_tpu/_internal/precision/precision_impl_2_13_0.so": b"\x00Precision\x00DEFAULT\x00HIGHEST\x00",
         "torch_tpu/_internal/env_2_13_0.so": b"\x00TORCH_TPU_IS_OPTIMIZED_BUILD\x00get_int_env_once\x00",

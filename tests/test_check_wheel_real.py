@@ -11,11 +11,11 @@ import pytest
 
 from buildtools import build, run
 from conftest import ROOT, copy_project
-from kb.load import Record
-from kb.namecheck import allowed_names, check_record
+from kb.load import KB, Record
+from kb.namecheck import allowed_names, check_errors, check_record
 from kb.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
 from kb.project import validate_project
-from kb.schema import EnvVar, Names
+from kb.schema import EnvVar, ErrorEntry, Names
 
 
 @pytest.fixture(scope="module")
@@ -101,3 +101,20 @@ def test_the_build_runs_the_check_when_the_wheel_is_cached(wheel, tmp_path):
     assert checked.returncode != 0
     assert f"docs/data/env_vars.yml:{line}: " in checked.stderr
     assert "'TORCH_TPU_DEFER_AND_FUZE' is not in torch-tpu==0.2.0" in checked.stderr
+
+
+def test_every_error_entry_is_in_the_wheel_and_each_one_changed_is_not(wheel):
+    """Each entry of docs/data/errors.yml is found in the wheel; the same entry with one word more is not."""
+    project = validate_project(ROOT, package=False)
+    assert project.kb is not None
+    index = load_index(wheel)
+    assert check_errors(project.kb, index) == []
+    entries = project.kb.rows("errors", ErrorEntry)
+    assert len(entries) >= 40
+    assert any("forked subprocess" in rec.model.message for rec in entries)
+    for rec in entries:
+        changed = rec.model.model_copy(update={"message": rec.model.message + " zz"})
+        kb = KB(project.kb.root, {"errors": [Record(rec.table, rec.index, changed, rec.path, rec.located)]})
+        problems = [str(p) for p in check_errors(kb, index)]
+        assert len(problems) == 1, (rec.id, problems)
+        assert problems[0].startswith(f"docs/data/errors.yml:{rec.line_of('message')}: message text not found in ")

@@ -60,10 +60,14 @@ def test_diff_between_two_releases(tmp_path):
     newer = build_wheel(
         tmp_path / "new",
         version="0.2.0",
-        extra={"torch_tpu/_internal/distributed/launchers/singlehost_wrapper.py": "X = 1\n"},
+        extra={
+            "torch_tpu/_internal/distributed/launchers/singlehost_wrapper.py": "X = 1\n",
+            "torch_tpu/_internal/distributed/wrap.py": "def f():\n  raise RuntimeError('the wrapper needs a launcher')\n",
+        },
     )
     lines = diff(old, read_wheel(newer))
     assert "+ module torch_tpu._internal.distributed.launchers.singlehost_wrapper" in lines
+    assert "+ message the wrapper needs a launcher" in lines
     assert diff(old, old) == []
 
 

@@ -138,6 +138,20 @@ RECORDS = {
           verified: 2026-11-01
           checked_against: torch-tpu==0.2.0
         """,
+    "errors": """\
+        - id: x
+          message: SAFE
+          origin: python
+          file: torch_tpu/_loader.py
+          kind: RuntimeError
+          cause: SAFE
+          fix: SAFE
+          page: migrate/page.md#top
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
     "integrations": """\
         - id: i
           name: SAFE
@@ -187,6 +201,7 @@ PAGE = "\n\n".join(
         "<!-- kb:limit l -->",
         "<!-- kb:mode m -->",
         "<!-- kb:entries env_vars -->",
+        "<!-- kb:entries errors -->",
         "<!-- kb:corrections -->",
         "<!-- kb:chart figures topic=throughput title=Chart -->",
         *(f"<!-- kb:bench {part} -->" for part in ("about", "timings", "faults", "ratios", "chart")),
@@ -262,6 +277,7 @@ FIELDS = {
     "api_map": ["topic", "gpu", "tpu", "note"],
     "integrations": ["name", "role", "package", "note"],
     "migration_rules": ["message", "suggestion"],
+    "errors": ["message", "cause", "fix"],
     "benchmarks": ["machine", "command", "note", "name", "version", "fault", "injected", "what"],
 }
 

@@ -82,7 +82,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
         "kb:bench, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
-        "limits, env_vars, api_map, hardware, integrations, glossary, migration_rules, benchmarks)",
+        "limits, env_vars, api_map, hardware, integrations, glossary, migration_rules, errors, benchmarks)",
         "docs/migrate/page.md:8: kb:table: unknown filter 'colour' for table 'claims' (expected one of: verified, "
         "checked_against, api, env, backend, spelling, current, elsewhere, id, sources, status, conflicts, topic, "
         "statement, corrects, applies_to, cites, cites_kind)",
@@ -157,7 +157,9 @@ def test_entries_give_each_environment_variable_a_heading(tmp_path):
     assert "### TORCH_TPU_DEFER_AND_FUSE {#env-defer}" in out
     assert "Turns on &#60;Fused&#62; Eager." in out and "**Values:** <code>1</code>" in out
     _, problems = render(kb, "<!-- kb:entries figures -->")
-    assert [p.message for p in problems] == ["kb:entries: entries supports the table env_vars only, got 'figures'"]
+    assert [p.message for p in problems] == [
+        "kb:entries: entries supports the tables env_vars and errors only, got 'figures'"
+    ]
 
 
 def test_an_outdated_spelling_is_shown_as_outdated_never_as_an_instruction(tmp_path):

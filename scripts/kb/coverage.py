@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .load import KB
-from .schema import EnvVar, Names
+from .messages import covers
+from .schema import EnvVar, ErrorEntry, Names
 
 API_TOKEN = re.compile(r"(?<![\w.])(torch\.tpu(?:\.[A-Za-z_]\w*)*|torch_tpu(?:\.[A-Za-z_]\w*)+)")
 ENV_TOKEN = re.compile(r"(?<![\w$])(?:TORCH_TPU|TPU)_[A-Z0-9]+(?:_[A-Z0-9]+)*(?![\w])")
@@ -41,6 +42,11 @@ def read_inventory(data_dir: Path) -> dict[str, Any]:
         for name in data[key]:
             if not isinstance(name, str) or not pattern.fullmatch(name):
                 raise InventoryError(f"docs/data/{INVENTORY_FILE}: {key} entry {name!r} is not a package name")
+    for i, msg in enumerate(data.get("messages", [])):
+        if not (isinstance(msg, dict) and all(isinstance(msg.get(k), str) for k in ("text", "kind", "where"))):
+            raise InventoryError(
+                f"docs/data/{INVENTORY_FILE}: messages[{i}] is not a message (expected text, kind and where strings)"
+            )
     return data
 
 
@@ -80,3 +86,13 @@ def _strings(value: Any) -> Iterator[str]:
     elif isinstance(value, (list, tuple)):
         for v in value:
             yield from _strings(v)
+
+
+def undocumented_messages(kb: KB, inventory: dict[str, Any]) -> list[dict[str, str]]:
+    """The inventory's messages (what the package can print) that no ``errors`` entry covers."""
+    if not isinstance(inventory.get("messages"), list):
+        raise InventoryError(
+            f"docs/data/{INVENTORY_FILE} has no 'messages' list (run 'python -m kb check-wheel --write-inventory')"
+        )
+    entries = [rec.model.message for rec in kb.rows("errors", ErrorEntry)]
+    return [m for m in inventory["messages"] if not any(covers(e, m["text"]) for e in entries)]

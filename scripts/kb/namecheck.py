@@ -18,8 +18,9 @@ from packaging.version import InvalidVersion, Version
 from .coverage import API_TOKEN, ENV_TOKEN, _strings
 from .errors import Problem
 from .load import KB, Record
+from .messages import VALUE, found_native, matches
 from .pages import Page
-from .schema import Checked, EnvVar, Model, Names
+from .schema import Checked, EnvVar, ErrorEntry, Model, Names
 from .wheel import WheelIndex
 from .yamlload import KeyPath
 
@@ -203,6 +204,48 @@ def constraint_problems(text: str, index: WheelIndex) -> list[str]:
 
 def _spec_set(spec: str) -> set[str]:
     return {s for s in spec.replace(" ", "").split(",") if s}
+
+
+# ---- error messages ----
+
+
+def check_errors(kb: KB, index: WheelIndex) -> list[Problem]:
+    """Every ``errors`` entry's text is in the wheel, in the file it names, raised as it says."""
+    release = f"{index.project} {index.version}"
+    problems = []
+    for rec in kb.rows("errors", ErrorEntry):
+        e = rec.model
+        suffix = ".py" if e.origin == "python" else ".so"
+        if e.file not in index.files or not e.file.endswith(suffix):
+            problems.append(
+                _at(
+                    rec,
+                    ("file",),
+                    f"'{e.file}' is not a {e.origin} file of {release} "
+                    f"(expected the wheel path of the {suffix} file that prints the message)",
+                )
+            )
+            continue
+        if e.origin == "native":
+            if not found_native(e.message, index.native_texts):
+                problems.append(_not_found(rec, release, "a string of the native libraries"))
+            continue
+        hits = [m for m in index.messages if m.file == e.file and matches(e.message, m.text)]
+        if not hits:
+            problems.append(_not_found(rec, release, f"a raise or warn of {e.file}"))
+        elif e.kind is not None and all(m.kind != e.kind for m in hits):
+            raised = ", ".join(sorted({f"{m.kind} (line {m.line})" for m in hits}))
+            problems.append(_at(rec, ("kind",), f"{e.file} raises it as {raised}, not {e.kind} (expected the same)"))
+    return problems
+
+
+def _not_found(rec: Record[Model], release: str, where: str) -> Problem:
+    return Problem(
+        rec.path,
+        rec.line_of("message"),
+        f"message text not found in {release} (expected the words exactly as {where} has them, "
+        f"each value formatted into it written {VALUE})",
+    )
 
 
 # ---- pages and samples ----

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problem
+from .messages import Message, user_facing
 from .wheel import ENV_TOKEN, ClassInfo, ModuleInfo, WheelError, WheelIndex, read_wheel
 
 PIN_FILE = "torch-tpu.pin"
 CACHE = Path(".cache") / "wheels"
 INVENTORY = Path("docs") / "data" / "package.json"
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3
 
 
 class PackageError(Exception):
@@ -124,6 +125,7 @@ def _from_json(data: dict[str, Any]) -> WheelIndex:
     data["classes"] = {
         k: [ClassInfo(**{**c, "members": set(c["members"])}) for c in v] for k, v in data["classes"].items()
     }
+    data["messages"] = [Message(**m) for m in data["messages"]]
     for key in ("files", "env", "env_read", "attrs", "backends", "strings"):
         data[key] = set(data[key])
     return WheelIndex(**data)
@@ -133,7 +135,8 @@ def _from_json(data: dict[str, Any]) -> WheelIndex:
 
 
 def inventory(index: WheelIndex) -> dict[str, Any]:
-    """The package's user-facing names: public API, env vars it reads, backends, requirements."""
+    """The package's user-facing names and messages: public API, env vars it reads, backends,
+    requirements, and what it can print (messages.user_facing)."""
     env = {n for n in index.env | index.env_read if ENV_TOKEN.fullmatch(n) and index.has_env(n)}
     return {
         "package": index.project,
@@ -143,6 +146,9 @@ def inventory(index: WheelIndex) -> dict[str, Any]:
         "backends": sorted(index.backends),
         "api": sorted(index.public),
         "env": sorted(env),
+        "messages": [
+            {"text": m.text, "kind": m.kind, "where": m.where} for m in user_facing(index.messages, index.native_texts)
+        ],
     }
 
 
@@ -173,6 +179,9 @@ def diff(old: WheelIndex, new: WheelIndex) -> list[str]:
             lines.append(f"+ {key} {name}")
         for name in sorted(set(a[key]) - set(b[key])):
             lines.append(f"- {key} {name}")
+    said, says = ({m["text"] for m in inv["messages"]} for inv in (a, b))
+    lines += [f"+ message {text}" for text in sorted(says - said)]
+    lines += [f"- message {text}" for text in sorted(said - says)]
     for name in sorted(set(new.modules) - set(old.modules)):
         lines.append(f"+ module {name}")
     for name in sorted(set(old.modules) - set(new.modules)):

@@ -16,7 +16,7 @@ from .errors import Problem
 from .load import KB
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
-from .schema import MigrationRule, Source
+from .schema import ErrorEntry, MigrationRule, Source
 from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
@@ -352,6 +352,23 @@ def _internal(target: str, lineno: int, page: Page, by_uri: dict[str, Page], doc
 def appendix(kb: KB) -> str:
     """What the hook appends to every page (the glossary's abbreviations)."""
     return abbreviations(kb)
+
+
+def check_error_pages(kb: KB, pages: list[Page]) -> list[Problem]:
+    """Every error entry's ``page`` is a page and anchor that exist."""
+    by_uri = {p.src_uri: p for p in pages}
+    problems = []
+    for rec in kb.rows("errors", ErrorEntry):
+        uri, _, anchor = rec.model.page.partition("#")
+        page = by_uri.get(uri)
+        if page is None or anchor not in page.anchors:
+            what = f"page docs/{uri}" if page is None else f"anchor '#{anchor}' in docs/{uri}"
+            problems.append(
+                Problem(
+                    rec.path, rec.line_of("page"), f"{rec.where('page')}: no {what} (expected the section it explains)"
+                )
+            )
+    return problems
 
 
 def check_rule_pages(kb: KB, pages: list[Page]) -> list[Problem]:

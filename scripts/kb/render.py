@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import benchrender, charts
-from .coverage import InventoryError, read_inventory, undocumented
+from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
 from .errors import Problem
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
 from .escape import clear_caches as clear_escape_caches
@@ -27,6 +27,7 @@ from .schema import (
     Claim,
     Conditions,
     EnvVar,
+    ErrorEntry,
     Figure,
     Hardware,
     Integration,
@@ -359,6 +360,10 @@ def _rests_on(ctx: Ctx, r: Record[MigrationRule]) -> str:
     return md_code(f"{r.model.rests_on.table}: {r.model.rests_on.id}")
 
 
+def _error_cell(ctx: Ctx, r: Record[ErrorEntry]) -> str:
+    return f"{_anchor('error', r)}{md_code(error_heading(r.model))}"
+
+
 def _cells(*pairs: tuple[str, str]) -> list[Column]:
     """Plain columns: (header, field) pairs, each field shown as escaped prose."""
     return [Column(header, _f(name)) for header, name in pairs]
@@ -422,6 +427,14 @@ COLUMNS: dict[str, list[Column]] = {
         *_cells(("Severity", "severity"), ("What it finds", "message"), ("What to do", "suggestion")),
         Column("Explained in", _typed(MigrationRule, _rule_page)),
         Column("Rests on", _typed(MigrationRule, _rests_on)),
+        *STATUS_AND_SOURCES,
+    ],
+    "errors": [
+        Column("Message", _typed(ErrorEntry, _error_cell)),
+        *_cells(("Cause", "cause"), ("Fix", "fix")),
+        Column(
+            "Explained in", _typed(ErrorEntry, lambda ctx, r: f"[{md_text(r.model.page)}]({ctx.link(r.model.page)})")
+        ),
         *STATUS_AND_SOURCES,
     ],
     "glossary": [
@@ -566,10 +579,12 @@ def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
 
 
 def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
-    """One heading per environment variable (so search finds each name as a section title)."""
+    """One heading per environment variable or error message (so search finds each as a section title)."""
     table = _one(pos, "table name")
+    if table == "errors":
+        return "".join(_error_entry(ctx, rec) for rec in select_rows(ctx.kb, table, ErrorEntry, kw))
     if table != "env_vars":
-        raise ShortcodeError(f"entries supports the table env_vars only, got '{table}'")
+        raise ShortcodeError(f"entries supports the tables env_vars and errors only, got '{table}'")
     blocks = []
     for rec in select_rows(ctx.kb, table, EnvVar, kw):
         v = rec.model
@@ -583,6 +598,28 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
             )
         )
     return "".join(blocks)
+
+
+def error_heading(entry: ErrorEntry) -> str:
+    """The message as a reader pastes it: ``RuntimeError: text`` when the code names the class."""
+    shown = entry.kind is not None and entry.kind != "warning"
+    return f"{entry.kind}: {entry.message}" if shown else entry.message
+
+
+def _error_entry(ctx: Ctx, rec: Record[ErrorEntry]) -> str:
+    e = rec.model
+    origin = "TorchTPU's Python code" if e.origin == "python" else "a TorchTPU native library"
+    what = "warning" if e.kind == "warning" else "message"
+    printed = f"*A {what} of {origin},* {md_code(e.file)}."
+    if e.variable:
+        printed += f" *Where the text shows …:* {text(e.variable)}"
+    return _paragraphs(
+        f"### {md_text(error_heading(e))} {{#err-{rec.id}}}",
+        printed,
+        f"**Cause.** {text(e.cause)}",
+        f"**Fix.** {text(e.fix)}",
+        f"**See** [{md_text(e.page)}]({ctx.link(e.page)}) · {_status_line(ctx, rec)}",
+    )
 
 
 def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -602,16 +639,18 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
 
 def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     """The package's env vars or public names that no KB record documents yet (from the inventory)."""
-    kind = _one(pos, "kind (env or api)")
-    if kind not in ("env", "api"):
-        raise ShortcodeError(f"undocumented takes env or api, got '{kind}'")
+    kind = _one(pos, "kind (env, api or messages)")
+    if kind not in ("env", "api", "messages"):
+        raise ShortcodeError(f"undocumented takes env, api or messages, got '{kind}'")
     _no_kw(kw)
     try:
         inv = read_inventory(ctx.kb.root)
+        release = f"{text(str(inv.get('package', 'torch-tpu')))} {text(str(inv.get('version', '')))}"
+        if kind == "messages":
+            return _undocumented_messages(undocumented_messages(ctx.kb, inv), release)
     except InventoryError as exc:
         raise ShortcodeError(str(exc)) from None
     names = undocumented(ctx.kb, inv, kind)
-    release = f"{text(str(inv.get('package', 'torch-tpu')))} {text(str(inv.get('version', '')))}"
     if not names:
         what = "environment variable" if kind == "env" else "public name"
         return f"\n\nEvery {what} of {release} is documented above.\n\n"
@@ -621,6 +660,18 @@ def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     else:
         header, rows = ["Public name"], [[f"`{name}`"] for name in names]
     return f"\n\n{len(names)} in the package ({release}), not yet documented:\n\n" + _md_table(header, rows) + "\n\n"
+
+
+def _undocumented_messages(messages: list[dict[str, str]], release: str) -> str:
+    if not messages:
+        return f"\n\nEvery message of {release} that this list follows has an entry.\n\n"
+    rows = [[md_code(m["text"]), md_text(m["kind"]), md_code(m["where"])] for m in messages]
+    return (
+        f"\n\n{len(messages)} {'message' if len(messages) == 1 else 'messages'} {release} can print "
+        f"{'has' if len(messages) == 1 else 'have'} no entry yet:\n\n"
+        + _md_table(["Message (… is a value)", "Raised as", "Where"], rows)
+        + "\n\n"
+    )
 
 
 def _no_kw(kw: dict[str, str]) -> None:

@@ -388,6 +388,37 @@ class MigrationRule(Sourced):
         return self
 
 
+ExceptionName = Annotated[str, Field(pattern=r"^(?:[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt)|warning)$")]
+
+
+class ErrorEntry(Sourced):
+    """A message the package prints, as a reader pastes it: where it comes from, why, and the fix.
+
+    ``message`` is the text exactly as printed; where the package formats a value into it, the value
+    is written ``…`` and ``variable`` says what it is. ``kind`` is the exception class the wheel's
+    Python code raises (or ``warning``); a native message has none unless the code shows it."""
+
+    message: Text
+    variable: Optional[Text] = None
+    origin: Literal["python", "native"]
+    file: Annotated[str, Field(pattern=r"^torch_tpu/[A-Za-z0-9_./-]+\.(?:py|so)$")]
+    kind: Optional[ExceptionName] = None
+    cause: Text
+    fix: Text
+    page: Annotated[str, Field(pattern=r"^[a-z0-9/_-]+\.md#[a-z0-9_-]+$")]
+
+    @model_validator(mode="after")
+    def _values_are_explained(self) -> "ErrorEntry":
+        if ("…" in self.message) != (self.variable is not None):
+            raise ValueError(
+                "a message with a value in it (written …) needs 'variable' saying what the value is, "
+                "and 'variable' needs a … in the message"
+            )
+        if self.message.replace("…", "").strip() == "":
+            raise ValueError("the message has no text of its own (expected the words the package prints)")
+        return self
+
+
 # ---- Benchmarks: measurements this repository made itself (./dev bench, benchmarks/peers.py) ----
 # Their source is the run: the machine, the date, the command and the tool versions, not a document.
 
@@ -503,5 +534,6 @@ TABLES: dict[str, type[Model]] = {
     "integrations": Integration,
     "glossary": Term,
     "migration_rules": MigrationRule,
+    "errors": ErrorEntry,
     "benchmarks": Benchmark,
 }

@@ -13,6 +13,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .messages import NATIVE_BUILD, Message, native_texts, python_messages, reads_native
+
 # A torch-tpu env var as it appears in a string table or a Python literal.
 ENV_TOKEN = re.compile(r"\b(?:TORCH_TPU|TPU)_[A-Z0-9]+(?:_[A-Z0-9]+)*\b")
 # Any upper-case name with an underscore: what other env vars look like in a string table.
@@ -66,6 +68,8 @@ class WheelIndex:
     requires: dict[str, str]  # distribution name -> specifier text
     strings: set[str]  # upper-case tokens of the native string tables
     problems: list[str] = field(default_factory=list)
+    messages: list[Message] = field(default_factory=list)  # every raise and warn of the Python code
+    native_texts: dict[str, str] = field(default_factory=dict)  # sentence-like native string -> its file
 
     # ---- name resolution ----
 
@@ -238,6 +242,10 @@ def _module_name(path: str) -> str:
 
 def _read_native(index: WheelIndex, name: str, data: bytes) -> None:
     """One build of each native module: its identifiers (as attributes) and upper-case tokens."""
+    if reads_native(name):
+        for text in native_texts(data):
+            if text not in index.native_texts or NATIVE_BUILD in name:
+                index.native_texts[text] = name
     mod = _module_name(name)
     if mod in index.modules:
         return
@@ -256,6 +264,7 @@ def _read_python(index: WheelIndex, name: str, data: bytes) -> None:
     mod = _module_name(name)
     info = ModuleInfo(mod, name)
     index.modules[mod] = info
+    index.messages += python_messages(name, tree)
     package = mod if name.endswith("__init__.py") else mod.rpartition(".")[0]
     for stmt in tree.body:
         _top_level(index, info, stmt, package)
