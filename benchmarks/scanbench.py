@@ -1,6 +1,6 @@
 """The scanner against its floor and its peer, side by side on one real tree (printed, not asserted).
 
-  python benchmarks/scanbench.py [--runs 5] [--fix-runs 3] [--tree DIR] [--no-torchfix]
+  python benchmarks/scanbench.py [--runs 5] [--fix-runs 3] [--tree DIR] [--fix-tree DIR] [--no-torchfix]
 
 The tree is real code nobody here wrote: by default every ``.py`` file of the installed torch
 package (about 2,300 files), copied into a temporary folder. Three measurements, each a median of
@@ -92,6 +92,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--fix-runs", type=int, default=3)
     parser.add_argument("--tree", type=Path, help="a folder of Python code (default: the installed torch package)")
+    parser.add_argument("--fix-tree", type=Path, help="the tree for the --fix comparison (default: --tree)")
     parser.add_argument("--no-torchfix", action="store_true", help="skip the TorchFix comparison")
     args = parser.parse_args()
     import torch  # the venv's torch: its sources are the default tree
@@ -114,6 +115,10 @@ def main() -> None:
         report = json.loads(subprocess.run(scan, cwd=tmp, env=ENV, capture_output=True, text=True).stdout)
         fixable = {x["path"] for x in report["findings"] if x["fixable"]}
         print(f"--fix parses with LibCST only the {len(fixable)} of {files} files with a fixable finding")
+        if args.fix_tree:
+            shutil.rmtree(base)
+            files = copy_tree(args.fix_tree, base)
+            print(f"fix tree: {files} .py files from {args.fix_tree}")
         fix_ours, fix_peer = [], []
         tf = None if args.no_torchfix else torchfix()
         for i in range(args.fix_runs):
