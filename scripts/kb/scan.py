@@ -82,8 +82,8 @@ def _node_types(kind: type) -> set[type]:
 
 # Every node type worth visiting: a type-set lookup is cheaper than isinstance() on each field.
 _WALK = frozenset(_node_types(ast.AST) - _LEAVES)
-_WALK_LITERALS = _WALK | {ast.Constant}  # in a file that may hold a literal worth reporting
-_LEAVES_LITERALS = _LEAVES - {ast.Constant}
+_CONSTANT = ast.Constant
+_LITERAL_STARTS = ("cuda", "nccl", "cpu:", "gloo")  # how a string worth a look starts (is_cuda, is_nccl)
 
 
 def is_nccl(value: object) -> bool:
@@ -114,9 +114,8 @@ class Visitor:
         self.devices = "cuda-device-string" in self.det or "init-without-backend" in self.det
         self.masks = "bool-mask-index" in self.det
         self.ranks = "rank-device-index" in self.det
-        literals = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
-        self.walk = _WALK_LITERALS if literals else _WALK
-        self.leaves = _LEAVES_LITERALS if literals else _LEAVES
+        # A string literal is a leaf: looked at in place (no dispatch), and only in a file that has the words.
+        self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -148,22 +147,28 @@ class Visitor:
     def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         kind = type(node)
         fields = _FIELDS.get(kind) or _fields(kind)
-        walk = self.walk
+        walk = _WALK
+        lits = self.lits
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
-                    if type(item) in walk:
+                    t = type(item)
+                    if t in walk:
                         self.visit(item, scope, loop)
+                    elif lits and t is _CONSTANT:
+                        self.literal(item)
             elif type(value) in walk:
                 self.visit(value, scope, loop)  # type: ignore[arg-type]  # a node: its type is in _WALK
+            elif lits and type(value) is _CONSTANT:
+                self.literal(value)
 
     def attribute_node(self, node: ast.Attribute, scope: Scope, loop: bool) -> None:
         self.attribute(node, *self.s.resolve(node))
         root = node.value
         while isinstance(root, ast.Attribute):
             root = root.value
-        if type(root) not in self.leaves:
+        if type(root) not in _LEAVES:
             self.visit(root, scope, loop)
 
     def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
@@ -174,19 +179,33 @@ class Visitor:
             self.attribute(func, path, chain)
             while isinstance(func, ast.Attribute):
                 func = func.value
-        leaves = self.leaves
-        if type(func) not in leaves:
+        if type(func) not in _LEAVES:
             self.visit(func, scope, loop)
+        lits = self.lits
         for arg in node.args:
-            if type(arg) not in leaves:
+            t = type(arg)
+            if t not in _LEAVES:
                 self.visit(arg, scope, loop)
+            elif lits and t is _CONSTANT:
+                self.literal(arg)  # type: ignore[arg-type]  # a Constant
         for kw in node.keywords:
-            if type(kw.value) not in leaves:
-                self.visit(kw.value, scope, loop)
+            v = kw.value
+            t = type(v)
+            if t not in _LEAVES:
+                self.visit(v, scope, loop)
+            elif lits and t is _CONSTANT:
+                self.literal(v)  # type: ignore[arg-type]  # a Constant
 
-    def constant(self, node: ast.Constant, scope: Scope, loop: bool) -> None:
+    def constant_node(self, node: ast.Constant, scope: Scope, loop: bool) -> None:
+        """A literal reached by a direct visit (a default, a loop's test): as in ``children``."""
+        if self.lits:
+            self.literal(node)
+
+    def literal(self, node: ast.Constant) -> None:
         value = node.value
-        if type(value) is not str or id(node) in self.s.quiet:
+        if type(value) is not str or not value.startswith(_LITERAL_STARTS) and "nccl" not in value:
+            return
+        if id(node) in self.s.quiet:
             return
         if is_cuda(value):
             self.s.detect("cuda-device-string", node)
@@ -442,8 +461,8 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.Call: Visitor.call_node,
     ast.Subscript: Visitor.subscript,
     ast.JoinedStr: Visitor.joined,
-    ast.Constant: Visitor.constant,
     ast.Expr: Visitor.expression_statement,
+    ast.Constant: Visitor.constant_node,
     ast.Compare: Visitor.compare,
     ast.BinOp: Visitor.formatted,
     ast.FunctionDef: Visitor.function,

@@ -27,7 +27,7 @@ from typing import Union
 import libcst as cst
 from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from .scannames import Finding
 from .scanrules import ScanRule
@@ -109,8 +109,19 @@ class _Fixer(cst.CSTTransformer):
         super().__init__()
         self.targets = targets
         self.positions = wrapper.resolve(PositionProvider)
-        self.parents = wrapper.resolve(ParentNodeProvider)
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}  # of the nodes visited so far (cheaper than a metadata pass)
+        self.stack: list[cst.CSTNode] = []
         self.count = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self.stack:
+            self.parents[node] = self.stack[-1]
+        self.stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
+        self.stack.pop()
+        return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
 
     def _wanted(self, node: cst.CSTNode, kind: str) -> Fix | None:
         pos = self.positions.get(node)

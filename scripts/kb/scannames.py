@@ -262,10 +262,15 @@ class FileScan:
                 modules.append(full)
                 if a.name != "*":
                     self.aliases[a.asname or a.name] = full
-        for rule in self.rules.imports:
-            p = rule.pattern
-            if any(m == p or m.startswith(p + ".") for m in modules):
-                self.add(node, rule)
+        index = self.rules.import_index
+        hit: list[ScanRule] = []
+        for m in modules:  # a rule for `a.b` matches `a.b` and `a.b.c`: look up each prefix of the name
+            cut = len(m)
+            while cut > 0:
+                hit += index.get(m[:cut], ())
+                cut = m.rfind(".", 0, cut)
+        for rule in dict.fromkeys(hit):
+            self.add(node, rule)
         if any(m.startswith(("torch.cuda", "torch.backends.cud")) for m in modules):
             self.uses_cuda = True
 

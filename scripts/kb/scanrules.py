@@ -130,6 +130,7 @@ class RuleSet:
     attributes: PatternIndex = field(default_factory=PatternIndex)
     keywords: dict[str, list[ScanRule]] = field(default_factory=dict)
     imports: list[ScanRule] = field(default_factory=list)
+    import_index: dict[str, list[ScanRule]] = field(default_factory=dict)  # module -> its imports rules
     detectors: dict[str, list[ScanRule]] = field(default_factory=dict)
     broad: frozenset[str] = frozenset()  # ids of catch-all rules (``a.b.*``), quiet where another rule spoke
     # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
@@ -151,6 +152,7 @@ class RuleSet:
                 out.keywords.setdefault(rule.pattern, []).append(rule)
             elif rule.kind == "imports":
                 out.imports.append(rule)
+                out.import_index.setdefault(rule.pattern, []).append(rule)
             else:
                 out.detectors.setdefault(rule.pattern, []).append(rule)
         return out

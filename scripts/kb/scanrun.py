@@ -29,6 +29,7 @@ from .scanrules import RuleSet, load_rules, rule_files
 from .scanwalk import UsageError, collect
 
 PARALLEL_FROM = 64  # fewer files than this are scanned in this process (starting workers costs more)
+FIX_PARALLEL_FROM = 4  # files to fix: each costs a LibCST parse, far more than starting a worker
 PROGRESS_FROM = 500
 SITE_URL_ENV = "TORCHTPU_SCAN_SITE_URL"
 _RULES: RuleSet | None = None  # set once per worker process
@@ -136,7 +137,7 @@ def _run(args: argparse.Namespace) -> int:
     jobs = args.jobs or len(os.sched_getaffinity(0))
     findings, problems = scan_all(walk.files, rules, jobs)
     if args.diff or args.fix:
-        findings, more = fix_all(walk.files, findings, rules, write=args.fix)
+        findings, more = fix_all(walk.files, findings, rules, write=args.fix, jobs=jobs)
         problems += more
     problems = sorted(set(problems + walk.problems))
     fixable = frozenset(r.id for r in rules.rules if r.fix is not None) if not args.fix else frozenset()
@@ -162,43 +163,61 @@ def _usage(message: str) -> int:
 
 
 def fix_all(
-    files: list[tuple[str, str]], findings: list[Finding], rules: RuleSet, write: bool
+    files: list[tuple[str, str]], findings: list[Finding], rules: RuleSet, write: bool, jobs: int = 1
 ) -> tuple[list[Finding], list[Problem]]:
     """Fix (or, with ``write`` False, print the diff of) every file with a fixable finding; the
-    findings left afterwards. Only files with something to fix are parsed with LibCST."""
-    from .scanfix import FixError, fix_text, fixes_for
-
+    findings left afterwards. Only files with something to fix are parsed with LibCST, in worker
+    processes when there are several."""
     by_id = rules.by_id()
-    todo: dict[str, list[Finding]] = {}
+    by_path: dict[str, list[Finding]] = {}
     for f in findings:
-        if by_id[f.rule].fix is not None:
-            todo.setdefault(f.path, []).append(f)
+        by_path.setdefault(f.path, []).append(f)
+    todo = {p: found for p, found in by_path.items() if any(by_id[f.rule].fix is not None for f in found)}
     if not todo:
         return findings, []
-    real = dict((shown, path) for path, shown in files)
+    real = {shown: path for path, shown in files}
+    work = [(real[shown], shown, found, write) for shown, found in sorted(todo.items())]
+    if jobs <= 1 or len(work) < FIX_PARALLEL_FROM:
+        results = [_fix_one(item, rules) for item in work]
+    else:
+        with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init, initargs=(rules,)) as pool:
+            results = list(pool.map(_fix_worker, work, chunksize=4))
+    left = [f for p, found in by_path.items() if p not in todo for f in found]
     problems: list[Problem] = []
-    left = [f for f in findings if f.path not in todo]
-    for shown, found in sorted(todo.items()):
-        path = Path(real[shown])
-        raw, text, problem = read_source(path, shown)
-        if text is None:
-            problems += problem
-            left += [f for f in findings if f.path == shown]
-            continue
-        try:
-            fixed, count = fix_text(text, fixes_for(found, by_id))
-        except FixError as exc:
-            problems.append(Problem(shown, exc.line, exc.message))
-            fixed, count = text, 0
-        if count and not write:
-            sys.stdout.write(_diff(text, fixed, shown))
-        if count and write:
-            _write(path, raw, fixed)
-        if count and write:
-            left += scan_source(fixed, shown, rules)
-        else:
-            left += [f for f in findings if f.path == shown]
+    for diff, after, trouble in results:
+        sys.stdout.write(diff)
+        left += after
+        problems += trouble
     return sorted(left), problems
+
+
+FixWork = tuple[str, str, list[Finding], bool]  # path to read, path shown, its findings, write or diff
+
+
+def _fix_worker(item: FixWork) -> tuple[str, list[Finding], list[Problem]]:
+    assert _RULES is not None, "the worker was started without rules"
+    return _fix_one(item, _RULES)
+
+
+def _fix_one(item: FixWork, rules: RuleSet) -> tuple[str, list[Finding], list[Problem]]:
+    """One file: its diff (empty when writing or unchanged), the findings left, and problems."""
+    from .scanfix import FixError, fix_text, fixes_for
+
+    real, shown, found, write = item
+    path = Path(real)
+    raw, text, problem = read_source(path, shown)
+    if text is None:
+        return "", found, problem
+    try:
+        fixed, count = fix_text(text, fixes_for(found, rules.by_id()))
+    except FixError as exc:
+        return "", found, [Problem(shown, exc.line, exc.message)]
+    if not count:
+        return "", found, []
+    if not write:
+        return _diff(text, fixed, shown), found, []
+    _write(path, raw, fixed)
+    return "", scan_source(fixed, shown, rules), []
 
 
 def _diff(before: str, after: str, shown: str) -> str:
