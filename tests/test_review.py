@@ -88,22 +88,46 @@ def test_release_without_a_dated_source_has_no_date(tmp_path):
     assert review_queue(kb, [HOME], D("2026-12-15"), release=release_of(kb, "torch-tpu", "0.2.0")) == []
 
 
-def test_a_cited_source_accessed_after_the_review(tmp_path):
-    kb = kb_with(tmp_path, sources=MINI_TABLES["sources"].replace("accessed: 2026-11-01", "accessed: 2026-11-20"))
+def sources_published(when: str) -> str:
+    """The mini KB's two sources, both published on ``when`` (the news report is undated there)."""
+    text = MINI_TABLES["sources"].replace("published: 2026-10\n", f"published: {when}\n")
+    return text.replace("file: seeds/x.txt\n", f"file: seeds/x.txt\n          published: {when}\n")
+
+
+def test_a_cited_source_published_after_the_review(tmp_path):
+    kb = kb_with(tmp_path, sources=sources_published("2026-11-20"))
     due = {
         d.path + ":" + str(d.line): str(d) for d in review_queue(kb, [HOME, FIGURE_PAGE, LINK_PAGE], D("2026-11-25"))
     }
-    why = "cites a source accessed after it was last reviewed"
+    why = "cites a source published after it was last reviewed"
     # the figure page places 'tput', which cites 'news'; the link page links to 'prim'; the home page cites nothing
     assert due["docs/sub/page.md:3"] == f"docs/sub/page.md:3: due for review: {why}: 'news' (2026-11-20)"
     assert due["docs/sub/link.md:2"] == f"docs/sub/link.md:2: due for review: {why}: 'prim' (2026-11-20)"
     assert "docs/index.md:2" not in due
     # records: the claim 'wrong' cites both sources
-    wrong = [text for text in due.values() if text.startswith("docs/data/claims.yml:") and "sources accessed" in text]
+    wrong = [text for text in due.values() if text.startswith("docs/data/claims.yml:") and "sources published" in text]
     assert wrong == [
-        "docs/data/claims.yml:19: due for review: cites sources accessed after it was last verified: "
+        "docs/data/claims.yml:19: due for review: cites sources published after it was last verified: "
         "'news' (2026-11-20), 'prim' (2026-11-20)"
     ]
+
+
+def test_a_month_only_publication_counts_from_its_first_day(tmp_path):
+    # published 2026-11 is not known to be after a review on 2026-11-01; 2026-12 is
+    kb = kb_with(tmp_path, sources=sources_published("2026-11"))
+    assert review_queue(kb, [HOME, FIGURE_PAGE, LINK_PAGE], D("2026-12-15")) == []
+    kb = kb_with(tmp_path / "later", sources=sources_published("2026-12"))
+    due = lines(review_queue(kb, [LINK_PAGE], D("2026-12-15")))
+    why = "cites a source published after it was last reviewed"
+    assert f"docs/sub/link.md:2: due for review: {why}: 'prim' (2026-12)" in due
+
+
+def test_rereading_a_source_alone_makes_nothing_due(tmp_path):
+    # both sources re-read (accessed) after every review: nothing in them changed, so nothing is due
+    sources = MINI_TABLES["sources"].replace("accessed: 2026-11-01", "accessed: 2026-11-20")
+    assert "accessed: 2026-11-20" in sources
+    kb = kb_with(tmp_path, sources=sources)
+    assert review_queue(kb, [HOME, FIGURE_PAGE, LINK_PAGE], D("2026-11-25")) == []
 
 
 def test_page_sources_count_links_and_records_placed_by_id_not_tables(tmp_path):
@@ -219,3 +243,16 @@ def test_the_built_site_shows_the_note_and_the_queue():
     assert "Last reviewed 2026-11-" in html and "days ago &#40;expected within 90 days&#41;" in html
     queue = (site / "about" / "review-queue" / "index.html").read_text(encoding="utf-8")
     assert 'href="../../migrate/quickstart/"' in queue and "docs/data/claims.yml:" in queue
+
+
+def test_the_handbook_as_of_2026_12_01_shows_no_page_as_due(capsys):
+    # the real project: every page was reviewed after the sources it relies on were published and
+    # after the pinned release, so no page carries the note (re-reading sources moved no date)
+    from conftest import ROOT
+
+    project = validate_project(ROOT, package=False)
+    assert project.problems == [] and project.kb is not None
+    release = release_of(project.kb, "torch-tpu", "0.2.0")
+    assert release.date is not None
+    due = review_queue(project.kb, project.pages.values(), D("2026-12-01"), release=release)
+    assert [str(d) for d in due if d.src_uri is not None] == []

@@ -690,7 +690,7 @@ def _review_rules(queue: Queue) -> str:
         when = f"{release.spec} was published ({release.shown_date})"
     return (
         f"last reviewed (a page) or verified (a record) more than {queue.max_age} days before "
-        f"{queue.today.isoformat()}, before {when}, or before a source it cites was last accessed"
+        f"{queue.today.isoformat()}, before {when}, or before a source it cites was published"
     )
 
 

@@ -8,8 +8,11 @@ Every page carries ``reviewed:`` and every record ``verified:``. An item is due 
   carries no date (its zip entries are all stamped 1980-01-01), so the KB is the honest offline
   record. A month-only date counts from the first day of the month: only reviews made before the
   release's month are flagged;
-- before a source it cites was last accessed: the source may have changed since. A record cites
-  the sources in its ``sources:`` list. A page cites the sources it links to (every external URL on
+- before a source it relies on was published: the source says something new since. A source has
+  no separate "updated" date, so ``published:`` is the date of the text the KB cites; a month-only
+  date counts from its first day, as for the release. Re-reading a source (``accessed:``) changes
+  nothing in it and does not make anything due. A record relies on the sources in its ``sources:``
+  list. A page cites the sources it links to (every external URL on
   a page is a registered source) and the sources of the records it places by id
   (``kb:figure``, ``kb:claim``, ``kb:limit``, ``kb:mode``), whose facts its prose talks about.
   Tables and lists (``kb:table``, ``kb:entries``, charts) are not counted for the page: the records
@@ -126,7 +129,7 @@ def _reasons(
     last: dt.date,
     verb: str,
     cited: Iterable[str],
-    accessed: dict[str, dt.date],
+    published: dict[str, tuple[dt.date, str]],
     today: dt.date,
     max_age: int,
     release: Release | None,
@@ -137,11 +140,11 @@ def _reasons(
         reasons.append(f"last {verb} {last}, {age} days ago (expected within {max_age} days)")
     if release and release.date and last < release.date:
         reasons.append(f"last {verb} {last}, before {release.spec} was published ({release.shown_date})")
-    newer = sorted((accessed[s], s) for s in set(cited) if s in accessed and accessed[s] > last)
+    newer = sorted((published[s], s) for s in set(cited) if s in published and published[s][0] > last)
     if newer:
-        listed = ", ".join(f"'{s}' ({when})" for when, s in newer)
+        listed = ", ".join(f"'{s}' ({shown})" for (_, shown), s in newer)
         reasons.append(
-            f"cites {'a source' if len(newer) == 1 else 'sources'} accessed after it was last {verb}: {listed}"
+            f"cites {'a source' if len(newer) == 1 else 'sources'} published after it was last {verb}: {listed}"
         )
     return tuple(reasons)
 
@@ -150,7 +153,11 @@ def review_queue(
     kb: KB, pages: Iterable[Page], today: dt.date, max_age: int = DEFAULT_MAX_AGE, release: Release | None = None
 ) -> list[Due]:
     """Every page and record that is due, in path and line order."""
-    accessed = {rec.id: rec.model.accessed for rec in kb.rows("sources", Source)}
+    published = {
+        rec.id: (period_start(rec.model.published), rec.model.published)
+        for rec in kb.rows("sources", Source)
+        if rec.model.published
+    }
     due: list[Due] = []
     for page in pages:
         reviewed = page.meta.get("reviewed")
@@ -158,7 +165,7 @@ def review_queue(
             last = dt.date.fromisoformat(str(reviewed))
         except ValueError:
             continue  # the page check reports a missing or malformed date
-        reasons = _reasons(last, "reviewed", page_sources(page, kb), accessed, today, max_age, release)
+        reasons = _reasons(last, "reviewed", page_sources(page, kb), published, today, max_age, release)
         if reasons:
             m = _REVIEWED.search(page.text)
             line = page.text.count("\n", 0, m.start()) + 1 if m else 1
@@ -168,7 +175,7 @@ def review_queue(
             verified = getattr(rec.model, "verified", None)
             if not isinstance(verified, dt.date):
                 continue
-            reasons = _reasons(verified, "verified", _cites(rec), accessed, today, max_age, release)
+            reasons = _reasons(verified, "verified", _cites(rec), published, today, max_age, release)
             if reasons:
                 due.append(Due(rec.path, rec.line_of("verified"), f"{table} record {rec.id}", verified, reasons))
     return sorted(due, key=lambda d: (d.path, d.line))
