@@ -31,6 +31,7 @@ from kb.project import Project, built_sources, validate_project  # noqa: E402
 from kb.render import Ctx, banner, render_markdown, review_note, with_banner  # noqa: E402
 from kb.sitecheck import check_site  # noqa: E402
 from kb.urls import redirect_pages  # noqa: E402
+from kb.yamlload import YAMLProblem, decode  # noqa: E402
 
 _project: Project | None = None
 _last_good: Project | None = None  # the last project that validated, served while an edit is broken
@@ -163,8 +164,8 @@ def _source_of(page: Page) -> tuple[str, int]:
     """``docs/...`` and the line the body starts on in the file (front matter counted)."""
     shown = f"docs/{page.file.src_uri}"
     try:
-        text = Path(page.file.abs_src_path or "").read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = decode(Path(page.file.abs_src_path or "").read_bytes(), shown)
+    except (OSError, YAMLProblem):
         return shown, 1
     return shown, split_front_matter(text, shown)[2]
 
