@@ -7,6 +7,7 @@ the last good knowledge base and pages keep being served until the edit is fixed
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
@@ -28,9 +29,11 @@ from kb.pages import appendix, split_front_matter  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
 from kb.printpage import PRINT_PAGE, Section, print_html  # noqa: E402
 from kb.project import Project, built_sources, validate_project  # noqa: E402
+from kb.publish import SHOWN_VAR  # noqa: E402
 from kb.render import Ctx, banner, render_markdown, review_note, with_banner  # noqa: E402
 from kb.sitecheck import check_site  # noqa: E402
 from kb.urls import redirect_pages  # noqa: E402
+from kb.yamlload import YAMLProblem, decode  # noqa: E402
 
 _project: Project | None = None
 _last_good: Project | None = None  # the last project that validated, served while an edit is broken
@@ -120,7 +123,7 @@ def on_post_build(config: MkDocsConfig) -> None:
     hints = built_sources(_project.pages, config.use_directory_urls)
     site = Path(config.site_dir)
     root = Path(config.config_file_path).parent
-    shown = site.relative_to(root).as_posix() if site.is_relative_to(root) else str(site)
+    shown = os.environ.get(SHOWN_VAR) or (site.relative_to(root).as_posix() if site.is_relative_to(root) else str(site))
     export(config)
     redirects = redirect_pages(_redirect_maps(config), config.use_directory_urls)
     # Under serve the build runs beside the server's threads: no second process is forked there.
@@ -163,8 +166,8 @@ def _source_of(page: Page) -> tuple[str, int]:
     """``docs/...`` and the line the body starts on in the file (front matter counted)."""
     shown = f"docs/{page.file.src_uri}"
     try:
-        text = Path(page.file.abs_src_path or "").read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = decode(Path(page.file.abs_src_path or "").read_bytes(), shown)
+    except (OSError, YAMLProblem):
         return shown, 1
     return shown, split_front_matter(text, shown)[2]
 

@@ -284,6 +284,46 @@ def f_style_attribute_loads_elsewhere(r):
     return "index.html", "evil.example"
 
 
+# ---- Windows files (issue 21): CRLF line ends and a byte order mark are read as LF and no mark, so
+# a problem in such a file keeps its line, and a lone carriage return still fails at its line ----
+
+
+def to_windows(root: Path, rel: str) -> None:
+    """Save ``rel`` as a Windows editor would: a UTF-8 byte order mark and CRLF line ends."""
+    path = root / rel
+    path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes().replace(b"\n", b"\r\n"))  # bytes: a lone \r stays
+
+
+def f_missing_link_in_a_windows_page(r):
+    line = append(r, "docs/index.md", "[x](no-such-page.md)")
+    to_windows(r, "docs/index.md")
+    return f"docs/index.md:{line}", "link to missing page 'no-such-page.md'"
+
+
+def f_unknown_source_in_a_windows_table(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim", source="no-such-source"))
+    to_windows(r, "docs/data/claims.yml")
+    return f"docs/data/claims.yml:{line + 5}", "unknown source 'no-such-source'"
+
+
+def f_lone_carriage_return_in_a_windows_page(r):
+    line = append(r, "docs/index.md", "A line\rthat a lone carriage return splits in two.")
+    to_windows(r, "docs/index.md")
+    return f"docs/index.md:{line}", "control character U+000D (carriage return)"
+
+
+def f_lone_carriage_return_in_a_windows_table(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim").replace("Injected.", "Injected\rtwice."))
+    to_windows(r, "docs/data/claims.yml")
+    return f"docs/data/claims.yml:{line + 2}", "control character U+000D (carriage return)"
+
+
+def f_escape_character_in_a_windows_page(r):
+    line = append(r, "docs/index.md", "Colour \x1b[31mred.")
+    to_windows(r, "docs/index.md")
+    return f"docs/index.md:{line}", "control character U+001B"
+
+
 FAULTS = [f for name, f in sorted(globals().items()) if name.startswith("f_")]
 
 
@@ -310,3 +350,34 @@ def test_fault_fails_with_file_and_line(fault, tmp_path):
     assert "Traceback" not in out, out
     matches = [line for line in out.splitlines() if where in line and what in line]
     assert matches, f"expected a line with '{where}' and '{what}', got:\n{out}"
+
+
+def test_windows_pages_tables_and_snippets_build_to_the_same_site(pristine, tmp_path):
+    """CRLF and a byte order mark in a page (front matter and a snippet include), a table and a
+    snippet: the build passes, no mark or carriage return reaches the HTML, and the pages are the
+    unfaulted copy's; the files themselves are left as they were."""
+    root = copy_project(tmp_path)
+    page, table, snippet = (
+        "docs/figures/measure-your-own.md",
+        "docs/data/glossary.yml",
+        "snippets/figures/measure_throughput.py",
+    )
+    assert '--8<-- "figures/measure_throughput.py"' in (root / page).read_text(encoding="utf-8")
+    (root / "snippets" / "windows.txt").write_bytes(b"\xef\xbb\xbfIncluded as text.\r\nSecond line.\r\n")
+    for rel in (page, table, snippet):
+        if rel == page:
+            append(root, rel, '\n--8<-- "windows.txt"')
+        to_windows(root, rel)
+    saved = {rel: (root / rel).read_bytes() for rel in (page, table, snippet)}
+    rc, out = check(root)
+    assert rc == 0, out
+    assert {rel: (root / rel).read_bytes() for rel in saved} == saved
+    if not (pristine / "site" / "index.html").is_file():
+        assert check(pristine)[0] == 0
+    for html in ("figures/measure-your-own/index.html", "reference/glossary/index.html", "index.html"):
+        built = (root / "site" / html).read_text(encoding="utf-8")
+        assert "\ufeff" not in built and "\r" not in built, html
+        if html.startswith("figures/"):
+            assert "<p>Included as text.\nSecond line.</p>" in built
+            built = built.replace("<p>Included as text.\nSecond line.</p>\n", "")
+        assert built == (pristine / "site" / html).read_text(encoding="utf-8"), html

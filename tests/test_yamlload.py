@@ -227,8 +227,8 @@ def test_a_bad_tagged_value_in_mkdocs_yml_is_a_problem_not_a_traceback():
     "text, message",
     [
         (
-            "- id: a\r\n  b: c\r\n",
-            "t.yml:1: control character U+000D (carriage return) (expected Unix line endings, \\n only; 1 more in this file)",
+            "- id: a\n  b: c\rd\r\n",  # parse() reads text as given: read_text turns CRLF into LF first
+            "t.yml:2: control character U+000D (carriage return) (expected line ends \\n or \\r\\n, not a lone \\r; 1 more in this file)",
         ),
         ("- id: a\n  b: x\ty\n", "t.yml:2: control character U+0009 (tab) (expected spaces)"),
         ("- id: a\n\t- b\n", "t.yml:2: control character U+0009 (tab) (expected spaces)"),
@@ -261,7 +261,7 @@ def test_a_bad_tagged_value_in_mkdocs_yml_is_a_problem_not_a_traceback():
         ),
         (
             "- id: a\n- id: b\ufeff\n",
-            "t.yml:2: byte order mark U+FEFF after the start of the text (expected it only first, if at all)",
+            "t.yml:2: byte order mark U+FEFF after the start of the file (expected one at most, first)",
         ),
         ("- id: a\n  b: x\u2028y\n", "t.yml:2: line separator U+2028 (expected a plain line break, \\n)"),
     ],
@@ -276,7 +276,7 @@ def test_forbidden_characters_are_reported_with_their_line(text, message):
         ("\\t", "control character U+0009 (tab) (expected spaces; written as an escape)"),
         (
             "\\r",
-            "control character U+000D (carriage return) (expected Unix line endings, \\n only; written as an escape)",
+            "control character U+000D (carriage return) (expected line ends \\n or \\r\\n, not a lone \\r; written as an escape)",
         ),
         ("\\0", "control character U+0000 (expected printable text; written as an escape)"),
         (
@@ -290,10 +290,10 @@ def test_forbidden_characters_written_as_escapes_are_reported_too(escape, messag
     assert problem_of(f'- id: a\n  b: "x{escape}y"\n') == f"t.yml:2: {message}"
 
 
-def test_a_leading_byte_order_mark_and_plain_unicode_are_fine():
-    assert parse("\ufeff- id: a\n  b: Diátaxis — 東京 ✓ \U0001f600\n", "t.yml").data == [
-        {"id": "a", "b": "Diátaxis — 東京 ✓ \U0001f600"}
-    ]
+def test_a_leading_byte_order_mark_and_plain_unicode_are_fine(tmp_path):
+    path = tmp_path / "t.yml"
+    path.write_text("\ufeff- id: a\n  b: Diátaxis — 東京 ✓ \U0001f600\n", encoding="utf-8")
+    assert load_file(path, "t.yml").data == [{"id": "a", "b": "Diátaxis — 東京 ✓ \U0001f600"}]
     assert parse('- b: "line\\nbreak"\n', "t.yml").data == [{"b": "line\nbreak"}]
 
 
@@ -311,3 +311,51 @@ def test_a_duplicate_key_with_a_line_break_stays_on_one_line():
     assert problem_of('- "a\\nb": 1\n  "a\\nb": 2\n') == (
         "t.yml:2: duplicate key 'a\\nb' (first defined on line 1; expected each key once)"
     )
+
+
+# ---- Windows files: CRLF line ends and a byte order mark are read as LF and no mark ----
+
+TABLE = "- id: a\n  n: 3\n- id: b\n  nested: {x: 1}\n"
+
+
+def windows(text: str, bom: bool = True, crlf: bool = True) -> bytes:
+    raw = (text.replace("\n", "\r\n") if crlf else text).encode("utf-8")
+    return b"\xef\xbb\xbf" + raw if bom else raw
+
+
+@pytest.mark.parametrize("bom, crlf", [(False, True), (True, False), (True, True)], ids=["crlf", "bom", "both"])
+def test_a_windows_file_reads_like_the_unix_one_with_the_same_lines(tmp_path, bom, crlf):
+    path = tmp_path / "t.yml"
+    path.write_bytes(windows(TABLE, bom, crlf))
+    doc, unix = load_file(path, "t.yml"), parse(TABLE, "t.yml")
+    assert doc.data == unix.data and doc.lines == unix.lines
+    assert path.read_bytes() == windows(TABLE, bom, crlf)  # read, never rewritten
+
+
+def test_a_problem_in_a_crlf_file_is_reported_at_its_line(tmp_path):
+    path = tmp_path / "t.yml"
+    path.write_bytes(windows("- id: a\n  unit: x\n  unit: y\n"))
+    with pytest.raises(YAMLProblem) as exc:
+        load_file(path, "t.yml")
+    assert str(exc.value) == "t.yml:3: duplicate key 'unit' (first defined on line 2; expected each key once)"
+
+
+@pytest.mark.parametrize("bom", [False, True])
+def test_a_lone_carriage_return_in_a_crlf_file_still_fails_at_its_line(tmp_path, bom):
+    path = tmp_path / "t.yml"
+    path.write_bytes(windows("- id: a\n  b: c\n  d: e\rf\n", bom))
+    with pytest.raises(YAMLProblem) as exc:
+        load_file(path, "t.yml")
+    assert str(exc.value).startswith("t.yml:3: control character U+000D (carriage return)")
+
+
+def test_a_second_byte_order_mark_or_other_controls_stay_refused_in_a_crlf_file(tmp_path):
+    path = tmp_path / "t.yml"
+    path.write_bytes(windows("- id: a\n  b: x\x1by\n"))
+    with pytest.raises(YAMLProblem) as exc:
+        load_file(path, "t.yml")
+    assert str(exc.value) == "t.yml:2: control character U+001B (expected printable text)"
+    path.write_bytes(windows("\ufeff- id: a\n"))
+    with pytest.raises(YAMLProblem) as exc:
+        load_file(path, "t.yml")
+    assert "byte order mark" in str(exc.value)

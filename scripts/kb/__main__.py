@@ -1,6 +1,6 @@
 """Command line: ``python -m kb validate`` (data and pages), ``check-site SITE``, ``check-wheel``,
 ``scan PATH...`` (what in PyTorch code ties it to CUDA, NCCL or PyTorch-XLA), ``review`` (what is due
-for review)."""
+for review), ``publish DIR`` (build the site, and replace DIR only when every check passed)."""
 
 from __future__ import annotations
 
@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     review = sub.add_parser(
         "review", help="list the pages and records due for review, and why (exit 1 when any is due)"
     )
+    publish = sub.add_parser("publish", help="build the site beside DIR and replace DIR only when every check passed")
     if argv is None:
         argv = sys.argv[1:]
     if "scan" in argv:
@@ -48,7 +49,15 @@ def main(argv: list[str] | None = None) -> int:
         from .review import add_arguments as add_review_arguments
 
         add_review_arguments(review)
+    if "publish" in argv:
+        from .publish import add_arguments as add_publish_arguments
+
+        add_publish_arguments(publish)
     args = parser.parse_args(argv)
+    if args.command == "publish":
+        from .publish import run as run_publish
+
+        return run_publish(args)
     if args.command == "review":
         from .review import run as run_review
 

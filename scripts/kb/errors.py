@@ -2,7 +2,31 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import NamedTuple
+
+# Written as escapes when a problem is printed: a message echoes input, and a raw ESC could drive
+# the terminal, a bidi override or invisible character make the line read differently from what it
+# holds, a line break forge another ``path:line``, a lone surrogate fail the print.
+_ESCAPED = ("Cc", "Cf", "Cs", "Zl", "Zp")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def escape_text(text: str) -> str:
+    """``text`` with every control, format (bidi, zero-width), separator and surrogate character
+    written as a Python-style escape (``\\n``, ``\\x1b``, ``\\u202e``); everything else as is."""
+    if text.isascii() and text.isprintable():
+        return text
+    return "".join(_escape(ch) if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
+
+
+def _escape(ch: str) -> str:
+    code = ord(ch)
+    if ch in _NAMED:
+        return _NAMED[ch]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
 
 
 class Problem(NamedTuple):
@@ -14,8 +38,8 @@ class Problem(NamedTuple):
     message: str
 
     def __str__(self) -> str:
-        """One line, always: a line break in a path or message can't forge another ``path:line``."""
-        return f"{self.path}:{self.line}: {self.message}".replace("\r", "\\r").replace("\n", "\\n")
+        """One line of visible text, always: see ``escape_text``."""
+        return f"{escape_text(self.path)}:{self.line}: {escape_text(self.message)}"
 
 
 class KBError(Exception):

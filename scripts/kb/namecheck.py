@@ -22,7 +22,7 @@ from .messages import VALUE, found_native, matches
 from .pages import Page
 from .schema import Checked, EnvVar, ErrorEntry, Model, Names
 from .wheel import WheelIndex
-from .yamlload import KeyPath
+from .yamlload import KeyPath, normalize
 
 # A stated version constraint: `torch>=2.11.0,<=2.15.0`, `Python >=3.11`, `libtpu>=0.0.50`.
 CONSTRAINT = re.compile(
@@ -59,9 +59,9 @@ def check_names(
         for path in sorted(snippets.rglob("*")):
             shown = path.relative_to(shown_root).as_posix()
             if path.suffix == ".py":
-                problems += check_python_sample(shown, path.read_text("utf-8", "replace"), index, allowed)
+                problems += check_python_sample(shown, normalize(path.read_text("utf-8", "replace")), index, allowed)
             elif path.suffix == ".sh":
-                problems += check_shell_sample(shown, path.read_text("utf-8", "replace"), index, allowed)
+                problems += check_shell_sample(shown, normalize(path.read_text("utf-8", "replace")), index, allowed)
     return problems
 
 

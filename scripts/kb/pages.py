@@ -17,7 +17,7 @@ from .load import KB
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
 from .schema import ErrorEntry, MigrationRule, Source
-from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse
+from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, decode, parse, read_text
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
 # Bounded repeats keep these linear on hostile lines (a line of 100,000 '[' or '<a ').
@@ -166,10 +166,9 @@ def load_pages(docs: Path, kb: KB, shown_root: Path) -> tuple[list[Page], list[P
         src_uri = path.relative_to(docs).as_posix()
         shown = path.resolve().relative_to(shown_root.resolve()).as_posix()
         try:
-            text = path.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raw = path.read_bytes()
-            problems.append(Problem(shown, raw[: exc.start].count(b"\n") + 1, "not valid UTF-8 (expected UTF-8 text)"))
+            text = decode(path.read_bytes(), shown)
+        except YAMLProblem as exc:
+            problems.append(exc.problem)
             continue
         page = Page(src_uri, shown, text)
         page.meta, page.body, page.body_line, found = split_front_matter(text, shown)
@@ -246,7 +245,7 @@ def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
     if not config.is_file():
         return []
     try:
-        located = parse(config.read_text(encoding="utf-8"), "mkdocs.yml", ConfigLoader)
+        located = parse(read_text(config, "mkdocs.yml"), "mkdocs.yml", ConfigLoader)
     except YAMLProblem as exc:
         return [exc.problem]
     nav = located.data.get("nav") if isinstance(located.data, dict) else None

@@ -22,7 +22,7 @@ from .tags import check_tags
 from .urls import check_urls
 from .validate import validate_kb
 from .wheel import WheelIndex
-from .yamlload import YAMLProblem, check_characters, one_line, read_text
+from .yamlload import YAMLProblem, check_characters, decode, one_line, read_text
 
 
 @dataclass
@@ -184,9 +184,9 @@ def _read_page(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
             Problem(shown, 1, f"page is larger than {MAX_PAGE_BYTES // 1000} KB (expected at most that; split it)")
         ]
     try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        return None, [Problem(shown, raw[: exc.start].count(b"\n") + 1, "not valid UTF-8 (expected UTF-8 text)")]
+        text = decode(raw, shown)  # CRLF line ends and a byte order mark read as LF and no mark
+    except YAMLProblem as exc:
+        return None, [exc.problem]
     for n, line in enumerate(text.split("\n")):
         if len(line) > MAX_LINE:
             return None, [

@@ -20,7 +20,7 @@ from typing import Any
 
 from .errors import Problem
 from .sitepaths import built_file
-from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse
+from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse, read_text
 
 PUBLISHED = "docs/data/published-urls.txt"
 _MD_PATH = re.compile(r"(?:[a-z0-9][a-z0-9._-]*/)*[a-z0-9][a-z0-9._-]*\.md")
@@ -65,8 +65,8 @@ def read_config(root: Path) -> Located | None:
     """mkdocs.yml with the line of every value; None when it is missing or can't be parsed (the
     nav check reports that)."""
     try:
-        return parse((root / "mkdocs.yml").read_text("utf-8"), "mkdocs.yml", ConfigLoader)
-    except (OSError, UnicodeDecodeError, YAMLProblem):
+        return parse(read_text(root / "mkdocs.yml", "mkdocs.yml"), "mkdocs.yml", ConfigLoader)
+    except YAMLProblem:
         return None
 
 

@@ -7,10 +7,11 @@ strings (the schema checks them) and records where everything came from.
 
 Every input is untrusted, so limits are checked before any node or Python object is built:
 the size of the text, its characters (no control, bidi or other invisible format characters,
-no tabs, no carriage returns), then, on libyaml's event stream (an iterative parser, read
-with a flat loop), the nesting depth, the number of nodes, the length of each value, and no
-anchors, aliases or explicit tags. Only then does PyYAML's composer (which recurses once per
-level) build the node tree. Each limit fails with ``path:line`` and what was expected.
+no tabs, no carriage return but in a CRLF line end, which ``read_text`` reads as LF), then, on
+libyaml's event stream (an iterative parser, read with a flat loop), the nesting depth, the
+number of nodes, the length of each value, and no anchors, aliases or explicit tags. Only then
+does PyYAML's composer (which recurses once per level) build the node tree. Each limit fails
+with ``path:line`` and what was expected.
 """
 
 from __future__ import annotations
@@ -127,13 +128,29 @@ def read_text(path: Path, shown: str, limits: Limits = LIMITS) -> str:
         ) from None
     if len(raw) > limits.max_bytes:
         raise YAMLProblem(Problem(shown, 1, _too_big(limits)))
+    return decode(raw, shown)
+
+
+def decode(raw: bytes, shown: str) -> str:
+    """The UTF-8 text of a file as every check reads it (``normalize``); bad bytes are reported with their line."""
     try:
-        return raw.decode("utf-8")
+        return normalize(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise YAMLProblem(
             Problem(shown, line, f"byte 0x{raw[exc.start]:02x} is not valid UTF-8 (expected UTF-8 text)")
         ) from None
+
+
+def normalize(text: str) -> str:
+    """``text`` as if saved on Unix: a leading byte order mark dropped and each CRLF read as LF.
+
+    Windows editors write both, and MkDocs reads pages the same way (``utf-8-sig``, universal
+    newlines). Line numbers don't move: a CRLF is one line end either way. A carriage return not
+    followed by a line feed stays, for ``check_characters`` to refuse at its line. The file itself
+    is never rewritten.
+    """
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
 
 
 def _too_big(limits: Limits) -> str:
@@ -146,13 +163,12 @@ def _too_big(limits: Limits) -> str:
 def check_characters(text: str, shown: str, first_line: int = 1, *, allow: str = "") -> Problem | None:
     """The first forbidden character of ``text`` (see ``FORBIDDEN``) as a Problem, or None.
 
-    A byte order mark is allowed as the very first character; ``allow`` lists more characters to
-    let through (pages allow tabs, which code blocks need). ``first_line`` is the line ``text``
-    starts on in ``shown``.
+    ``text`` is as ``read_text`` returns it, its leading byte order mark dropped: one left is a
+    second. ``allow`` lists characters to let through (pages allow tabs, which code blocks need).
+    ``first_line`` is the line ``text`` starts on in ``shown``.
     """
-    start = 1 if text.startswith("\ufeff") else 0
     match, more = None, 0
-    for found in FORBIDDEN.finditer(text, start):
+    for found in FORBIDDEN.finditer(text):
         if found.group() in allow:
             continue
         if match is None:
@@ -173,9 +189,9 @@ def describe_character(ch: str, suffix: str = "") -> str:
     if ch == "\t":
         return f"control character {code} (tab) (expected spaces{suffix})"
     if ch == "\r":
-        return f"control character {code} (carriage return) (expected Unix line endings, \\n only{suffix})"
+        return f"control character {code} (carriage return) (expected line ends \\n or \\r\\n, not a lone \\r{suffix})"
     if ch == "\ufeff":
-        return f"byte order mark {code} after the start of the text (expected it only first, if at all{suffix})"
+        return f"byte order mark {code} after the start of the file (expected one at most, first{suffix})"
     if ch in "\u2028\u2029":
         return f"{name.lower()} {code} (expected a plain line break, \\n{suffix})"
     if ch in _BIDI:
