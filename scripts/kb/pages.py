@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .errors import Problem
-from .load import KB
+from .load import KB, Record
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
 from .schema import ErrorEntry, MigrationRule, Source
@@ -353,28 +353,15 @@ def appendix(kb: KB) -> str:
     return abbreviations(kb)
 
 
-def check_error_pages(kb: KB, pages: list[Page]) -> list[Problem]:
-    """Every error entry's ``page`` is a page and anchor that exist."""
+def check_section_links(kb: KB, pages: list[Page]) -> list[Problem]:
+    """Every scanner rule's and error entry's ``page`` is a page and anchor that exist."""
     by_uri = {p.src_uri: p for p in pages}
     problems = []
-    for rec in kb.rows("errors", ErrorEntry):
-        uri, _, anchor = rec.model.page.partition("#")
-        page = by_uri.get(uri)
-        if page is None or anchor not in page.anchors:
-            what = f"page docs/{uri}" if page is None else f"anchor '#{anchor}' in docs/{uri}"
-            problems.append(
-                Problem(
-                    rec.path, rec.line_of("page"), f"{rec.where('page')}: no {what} (expected the section it explains)"
-                )
-            )
-    return problems
-
-
-def check_rule_pages(kb: KB, pages: list[Page]) -> list[Problem]:
-    """Every scanner rule links to a page and anchor that exist."""
-    by_uri = {p.src_uri: p for p in pages}
-    problems = []
-    for rec in kb.rows("migration_rules", MigrationRule):
+    rows: list[Record[MigrationRule] | Record[ErrorEntry]] = [
+        *kb.rows("migration_rules", MigrationRule),
+        *kb.rows("errors", ErrorEntry),
+    ]
+    for rec in rows:
         uri, _, anchor = rec.model.page.partition("#")
         page = by_uri.get(uri)
         if page is None or anchor not in page.anchors:

@@ -14,7 +14,7 @@ from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_errors, check_names
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
-from .pages import Page, check_error_pages, check_nav, check_pages, check_rule_pages, page_anchors, split_front_matter
+from .pages import Page, check_nav, check_pages, check_section_links, page_anchors, split_front_matter
 from .render import SHORTCODE, Ctx, render_markdown
 from .review import Queue, build_today, make_queue, release_of
 from .sitepaths import built_file
@@ -70,8 +70,7 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     try:
         if ready:
             project.problems += check_pages(pages, project.docs, kb)
-            project.problems += check_rule_pages(kb, pages)
-            project.problems += check_error_pages(kb, pages)
+            project.problems += check_section_links(kb, pages)
         else:  # without sources, every external URL would look unregistered: that check waits for the KB
             project.problems += [
                 p
