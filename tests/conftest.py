@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -133,3 +135,19 @@ def copy_project(dest: Path) -> Path:
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
     return dest
+
+
+SCAN_RULES = Path(__file__).parent / "scan_rules.yml"
+
+
+def scan_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """``python -m kb scan --rules tests/scan_rules.yml ARGS`` in ``cwd``, as a user would run it."""
+    root = Path(__file__).resolve().parents[1]
+    return subprocess.run(
+        [sys.executable, "-m", "kb", "--root", str(root), "scan", "--rules", str(SCAN_RULES), *args],
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(root / "scripts")},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -10,13 +10,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, scan_cli
 from kb.__main__ import main
 from kb.errors import KBError
 from kb.scan import scan_file, scan_source
@@ -471,13 +470,7 @@ def test_a_named_file_is_scanned_even_if_ignored(sample, capsys):
 
 
 def _cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", "--rules", str(RULES), *args],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-    )
+    return scan_cli(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize(

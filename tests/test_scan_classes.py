@@ -287,3 +287,10 @@ def test_site_url_links_findings_to_the_handbook(tmp_path):
     )
     (f,) = json.loads(result.stdout)["findings"]
     assert f["link"] == "https://wiki.example.com/tpu/migrate/device-code/#legacy-device-apis"
+
+
+def test_a_bad_code_on_the_command_line_is_a_usage_error(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    result = _run(tmp_path, "--select", "E501", "a.py")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "--select 'E501': not a rule code (expected TPU and up to 3 digits)" in result.stderr

@@ -13,13 +13,12 @@ import random
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, scan_cli
 from kb.globmatch import PatternError, PatternSet, parse
 from kb.scanwalk import UsageError, collect, shown_text
 
@@ -366,12 +365,4 @@ def test_a_hostile_missing_path_is_escaped_in_the_usage_error(tmp_path):
     assert "no\\x1b[2J.py: no such file or folder" in str(info.value) and "\x1b" not in str(info.value)
 
 
-def _cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", "--rules", str(RULES), *args],
-        cwd=cwd,
-        env=ENV,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+_cli = scan_cli

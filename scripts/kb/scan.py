@@ -83,7 +83,6 @@ def _node_types(kind: type) -> set[type]:
 # Every node type worth visiting: a type-set lookup is cheaper than isinstance() on each field.
 _WALK = frozenset(_node_types(ast.AST) - _LEAVES)
 _CONSTANT = ast.Constant
-_LITERAL_STARTS = ("cuda", "nccl", "cpu:", "gloo")  # how a string worth a look starts (is_cuda, is_nccl)
 
 
 def is_nccl(value: object) -> bool:
@@ -203,7 +202,7 @@ class Visitor:
 
     def literal(self, node: ast.Constant) -> None:
         value = node.value
-        if type(value) is not str or not value.startswith(_LITERAL_STARTS) and "nccl" not in value:
+        if type(value) is not str or not value.startswith("cuda") and "nccl" not in value:  # is_cuda, is_nccl
             return
         if id(node) in self.s.quiet:
             return

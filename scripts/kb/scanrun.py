@@ -101,9 +101,7 @@ def _settings(args: argparse.Namespace) -> ScanConfig:
             codes = [c.strip() for c in value.split(",") if c.strip()]
             bad = [c for c in codes if not CODE.match(c)]
             if bad:
-                raise ConfigError(
-                    [Problem(f"--{name}", 1, f"'{safe(bad[0])}' is not a rule code (expected TPU and up to 3 digits)")]
-                )
+                raise UsageError(f"--{name} '{safe(bad[0])}': not a rule code (expected TPU and up to 3 digits)")
             setattr(config, name, codes)
     config.exclude += args.exclude
     config.fail_on = args.fail_on or config.fail_on
