@@ -22,7 +22,6 @@ from conftest import ROOT, scan_cli
 from kb.globmatch import PatternError, PatternSet, parse
 from kb.scanwalk import UsageError, collect, shown_text
 
-RULES = ROOT / "tests" / "scan_rules.yml"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # no core.excludesFile
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is the reference and isn't installed")
