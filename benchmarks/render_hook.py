@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import hooks as _real  # noqa: E402
 
+from kb.export import export_project  # noqa: E402
 from kb.project import validate_project  # noqa: E402
 
 for _name in dir(_real):
@@ -31,9 +32,9 @@ def on_pre_build(config: MkDocsConfig) -> None:
     project = validate_project(Path(config.config_file_path).parent, package=False)
     if project.kb is None:
         raise SystemExit("render_hook: the KB itself does not load, so nothing can be rendered")
-    _real._project = project
+    _real._build.project = project
 
 
 def on_post_build(config: MkDocsConfig) -> None:
     """The real hook's export, without its built-site check."""
-    _real.export(config)
+    export_project(_real._build.project, Path(config.config_file_path).parent, Path(config.site_dir))

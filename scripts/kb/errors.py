@@ -53,3 +53,15 @@ class KBError(Exception):
 def format_problems(problems: list[Problem]) -> str:
     """All problems, sorted by file and line, one per line."""
     return "\n".join(str(p) for p in sorted(set(problems)))
+
+
+def finish(problems: list[Problem], where: str, ok: str) -> int:
+    """A command's end: every problem sorted, then a count, on stderr; or the ok line. 1 or 0."""
+    import sys
+
+    if problems:
+        print(format_problems(problems), file=sys.stderr)
+        print(f"{len(problems)} problem(s) {where}", file=sys.stderr)
+        return 1
+    print(ok)
+    return 0

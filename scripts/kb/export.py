@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic.json_schema import models_json_schema
 
 from .load import KB
+
+if TYPE_CHECKING:
+    from .project import Project
 from .schema import TABLES
 
 FORMAT = 1  # bump when the shape of kb.json changes (not when records change)
@@ -73,3 +76,16 @@ def write_export(kb: KB, site: Path, pin: str | None) -> list[Path]:
         path.write_text(dumps(value), encoding="utf-8")
         written.append(path)
     return written
+
+
+def export_project(project: Project | None, root: Path, site: Path) -> list[Path]:
+    """/kb.json and /kb.schema.json of a validated project (nothing without a KB), with the pin when it reads."""
+    from .package import PackageError, pin_text
+
+    if project is None or project.kb is None:
+        return []
+    try:
+        pin: str | None = pin_text(root)
+    except PackageError:
+        pin = None
+    return write_export(project.kb, site, pin)

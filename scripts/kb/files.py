@@ -155,36 +155,50 @@ def _walk(root: Path, real_root: Path, top: str, is_docs: bool, scan: Scan, budg
                     Problem(top, 1, f"more than {MAX_ENTRIES:,} files and folders (expected fewer; remove some)")
                 )
                 return
-            shown = f"{rel}/{name}"
-            path = root / shown
-            if "\n" in name or FORBIDDEN.search(name):  # a line break in a name would forge a report line
-                scan.problems.append(
-                    Problem(
-                        one_line(shown),
-                        1,
-                        "name has a control or invisible character (expected a plain file name)",
-                    )
-                )
-                continue
-            hidden = any(part.startswith(".") for part in shown.split("/"))
-            if hidden and path.is_symlink() and not path.exists():
-                continue  # an editor's lock file (.#page.md); MkDocs leaves hidden files out of the site
-            problem = check_entry(path, shown, real_root)
-            if problem:
-                scan.problems.append(problem)
-                continue
-            if path.is_dir():
-                if is_docs and name.lower().endswith(PAGE) and not hidden:
-                    scan.problems.append(
-                        Problem(shown, 1, f"folder named like a page '{name}' (expected a .md name for files only)")
-                    )
-                stack.append((shown, chain))
-            elif is_docs and not hidden:
-                problem = _page_name(name, shown)
-                if problem:
-                    scan.problems.append(problem)
-                elif name.endswith(PAGE):
-                    scan.pages.append(path)
+            _entry(root, real_root, rel, name, is_docs, scan, stack, chain)
+
+
+def _entry(
+    root: Path,
+    real_root: Path,
+    rel: str,
+    name: str,
+    is_docs: bool,
+    scan: Scan,
+    stack: list[tuple[str, dict[Path, str]]],
+    chain: dict[Path, str],
+) -> None:
+    """One entry of a folder: a problem, a folder to walk next, a page, or another file."""
+    shown = f"{rel}/{name}"
+    path = root / shown
+    if "\n" in name or FORBIDDEN.search(name):  # a line break in a name would forge a report line
+        scan.problems.append(
+            Problem(
+                one_line(shown),
+                1,
+                "name has a control or invisible character (expected a plain file name)",
+            )
+        )
+        return
+    hidden = any(part.startswith(".") for part in shown.split("/"))
+    if hidden and path.is_symlink() and not path.exists():
+        return  # an editor's lock file (.#page.md); MkDocs leaves hidden files out of the site
+    problem = check_entry(path, shown, real_root)
+    if problem:
+        scan.problems.append(problem)
+        return
+    if path.is_dir():
+        if is_docs and name.lower().endswith(PAGE) and not hidden:
+            scan.problems.append(
+                Problem(shown, 1, f"folder named like a page '{name}' (expected a .md name for files only)")
+            )
+        stack.append((shown, chain))
+    elif is_docs and not hidden:
+        problem = _page_name(name, shown)
+        if problem:
+            scan.problems.append(problem)
+        elif name.endswith(PAGE):
+            scan.pages.append(path)
 
 
 def _page_name(name: str, shown: str) -> Problem | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
+from html import unescape
 from urllib.parse import urljoin, urlsplit
 
 from .escape import html_attr, md_text
@@ -76,76 +76,43 @@ def relative_url(target: str, start_page: str) -> str:
     return rel
 
 
-class _Rewriter(HTMLParser):
+# A start tag and its attributes, as the HTML the site's Markdown extensions write (and raw HTML a
+# page holds) spells them. Everything outside the matched attributes is copied byte for byte; an odd
+# construct this does not see as a tag is copied too, and the built-site check reads the result.
+_START_TAG = re.compile(
+    r"""<([A-Za-z][^\s/>]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*/?>)"""
+)
+_ATTR = re.compile(r"""(\s+)([^\s"'>/=]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+_WATCHED = _ID_ATTRS | _ID_LISTS | _URL_ATTRS | {"name"}
+
+
+class _Rewriter:
     """Copies HTML through, rewriting the id and URL attributes of start tags."""
 
     def __init__(self, prefix: str, url: str, print_url: str, targets: dict[str, str]) -> None:
-        super().__init__(convert_charrefs=False)
         self.prefix, self.url, self.print_url, self.targets = prefix, url, print_url, targets
-        self.out: list[str] = []
 
     def rewrite(self, html: str) -> str:
-        self.feed(html)
-        self.close()
-        if self.rawdata:  # an unfinished construct at the very end: keep it as written
-            self.out.append(self.rawdata)
-            self.rawdata = ""
-        return "".join(self.out)
+        return _START_TAG.sub(self._tag, html)
 
-    # -- the HTMLParser callbacks: everything but a rewritten start tag is copied as written --
+    def _tag(self, match: re.Match[str]) -> str:
+        tag, attrs = match.group(1).lower(), match.group(2)
+        if not any(name in attrs for name in ("id", "for", "aria-", "href", "src", "name")):
+            return match.group(0)
+        return f"<{match.group(1)}{_ATTR.sub(lambda m: self._attr(tag, m), attrs)}{match.group(3)}"
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.out.append(self._tag(tag, attrs, ">"))
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.out.append(self._tag(tag, attrs, "/>"))
-
-    def handle_endtag(self, tag: str) -> None:
-        self.out.append(f"</{tag}>")
-
-    def handle_data(self, data: str) -> None:
-        self.out.append(data)
-
-    def handle_entityref(self, name: str) -> None:
-        self.out.append(f"&{name};")
-
-    def handle_charref(self, name: str) -> None:
-        self.out.append(f"&#{name};")
-
-    def handle_comment(self, data: str) -> None:
-        self.out.append(f"<!--{data}-->")
-
-    def handle_decl(self, decl: str) -> None:
-        self.out.append(f"<!{decl}>")
-
-    def handle_pi(self, data: str) -> None:
-        self.out.append(f"<?{data}>")
-
-    def unknown_decl(self, data: str) -> None:
-        self.out.append(f"<![{data}]>")
-
-    # -- helpers --
-
-    def _raw(self) -> str:
-        return self.get_starttag_text() or ""
-
-    def _tag(self, tag: str, attrs: list[tuple[str, str | None]], end: str) -> str:
-        names = {name for name, _ in attrs}
-        if not names & (_ID_ATTRS | _ID_LISTS | _URL_ATTRS | {"name"}):
-            return self._raw()
-        out = [f"<{tag}"]
-        for name, value in attrs:
-            if value is None:
-                out.append(f" {name}")
-                continue
-            if name in _ID_ATTRS or (name == "name" and tag == "input"):
-                value = self._id(value)
-            elif name in _ID_LISTS:
-                value = " ".join(self._id(v) for v in value.split())
-            elif name in _URL_ATTRS:
-                value = self._link(value)
-            out.append(f' {name}="{html_attr(value)}"')
-        return "".join(out) + end
+    def _attr(self, tag: str, m: re.Match[str]) -> str:
+        name, raw = m.group(2).lower(), m.group(4)
+        if raw is None or name not in _WATCHED or (name == "name" and tag != "input"):
+            return m.group(0)
+        value = unescape(raw[1:-1] if raw[0] in "\"'" else raw)
+        if name in _ID_ATTRS or name == "name":
+            value = self._id(value)
+        elif name in _ID_LISTS:
+            value = " ".join(self._id(v) for v in value.split())
+        else:
+            value = self._link(value)
+        return f'{m.group(1)}{m.group(2)}="{html_attr(value)}"'
 
     def _id(self, value: str) -> str:
         return f"{self.prefix}__{value}"

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 
 SHOWN_VAR = "KB_SITE_SHOWN"  # the folder the hook names in its problems: DIR, not the fresh one
@@ -83,3 +84,9 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def shown_site(site: Path, root: Path, environ: Mapping[str, str]) -> str:
+    """How problems name the built site: the folder ``publish`` will replace (``SHOWN_VAR``), else
+    the site folder relative to the project, else as given."""
+    return environ.get(SHOWN_VAR) or (site.relative_to(root).as_posix() if site.is_relative_to(root) else str(site))

@@ -11,6 +11,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from html import unescape as html_unescape
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
 from . import benchrender, charts
@@ -797,14 +798,27 @@ def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Pr
     return SHORTCODE.sub(replace, line)
 
 
-def abbreviations(kb: KB) -> str:
-    """Abbreviation definitions for every glossary term, appended to each page (hover tooltips)."""
+def abbreviations(kb: KB, markdown: str | None = None) -> str:
+    """Abbreviation definitions for the glossary terms (hover tooltips), to append to a page.
+
+    With ``markdown``, only the terms that occur in it as words, as written or with character
+    references read as the characters they stand for (the abbr extension sees a term between two
+    references as a word): it marks a term only where it occurs, so the page comes out the same,
+    and Markdown does not try every term on every page."""
     lines = []
+    texts = None if markdown is None else (markdown, html_unescape(markdown))
     for rec in kb.rows("glossary", Term):
         t = rec.model
+        if texts is not None and not any(_term_re(t.term.strip()).search(text) for text in texts):
+            continue
         tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
         lines.append(abbr_line(t.term, tip))
     return "\n\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+@lru_cache(maxsize=1024)
+def _term_re(term: str) -> re.Pattern[str]:
+    return re.compile(rf"\b{re.escape(term)}\b")  # as the abbr extension matches it
 
 
 def banner(meta: dict[str, Any], ctx: Ctx) -> str:

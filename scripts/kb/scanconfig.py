@@ -20,6 +20,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .errors import Problem
 
@@ -64,22 +65,7 @@ def find_config(start: Path) -> Path | None:
 
 def read_config(path: Path, shown: str) -> ScanConfig:
     """The settings in ``path``; ConfigError with every problem."""
-    try:
-        raw = path.read_bytes()[: MAX_BYTES + 1]
-    except OSError as exc:
-        raise ConfigError([Problem(shown, 1, f"can't be read: {exc.strerror or exc}")]) from None
-    if len(raw) > MAX_BYTES:
-        raise ConfigError([Problem(shown, 1, "is larger than 1 MB (expected a pyproject.toml)")])
-    try:
-        text = raw.decode("utf-8-sig")
-        data = tomllib.loads(text)
-    except UnicodeDecodeError as exc:
-        raise ConfigError([Problem(shown, raw[: exc.start].count(b"\n") + 1, "is not UTF-8")]) from None
-    except tomllib.TOMLDecodeError as exc:
-        found = _AT_LINE.search(str(exc))
-        message = _AT_LINE.sub("", str(exc)).strip()
-        line = int(found.group(1)) if found else max(1, len(raw.decode("utf-8", "replace").splitlines()))
-        raise ConfigError([Problem(shown, line, f"is not valid TOML: {message}")]) from None
+    text, data = _read_toml(path, shown)
     table = data.get("tool", {}).get(TABLE) if isinstance(data.get("tool"), dict) else None
     out = ScanConfig(path=shown)
     if table is None:
@@ -123,6 +109,27 @@ def read_config(path: Path, shown: str) -> ScanConfig:
     if problems:
         raise ConfigError(problems)
     return out
+
+
+def _read_toml(path: Path, shown: str) -> tuple[str, dict[str, Any]]:
+    """The text of ``path`` and its TOML; ConfigError when it can't be read or parsed."""
+    try:
+        raw = path.read_bytes()[: MAX_BYTES + 1]
+    except OSError as exc:
+        raise ConfigError([Problem(shown, 1, f"can't be read: {exc.strerror or exc}")]) from None
+    if len(raw) > MAX_BYTES:
+        raise ConfigError([Problem(shown, 1, "is larger than 1 MB (expected a pyproject.toml)")])
+    try:
+        text = raw.decode("utf-8-sig")
+        data = tomllib.loads(text)
+    except UnicodeDecodeError as exc:
+        raise ConfigError([Problem(shown, raw[: exc.start].count(b"\n") + 1, "is not UTF-8")]) from None
+    except tomllib.TOMLDecodeError as exc:
+        found = _AT_LINE.search(str(exc))
+        message = _AT_LINE.sub("", str(exc)).strip()
+        line = int(found.group(1)) if found else max(1, len(raw.decode("utf-8", "replace").splitlines()))
+        raise ConfigError([Problem(shown, line, f"is not valid TOML: {message}")]) from None
+    return text, data
 
 
 def _line_of(text: str, key: str | None) -> int:

@@ -335,3 +335,11 @@ def _plugin_template() -> str:
     from mkdocs_redirects import plugin  # type: ignore[import-untyped]  # the layout changed: ask it
 
     return str(plugin.HTML_TEMPLATE)
+
+
+def built_redirects(plugins: Any, use_directory_urls: bool) -> dict[str, str]:
+    """``redirect_pages`` for the redirects plugin's map as a build uses it (``config.plugins``;
+    validated by ``check_urls`` before the build)."""
+    plugin = plugins.get("redirects")
+    maps = plugin.config.get("redirect_maps", {}) if plugin is not None else {}
+    return redirect_pages({str(old): str(new) for old, new in maps.items()}, use_directory_urls)

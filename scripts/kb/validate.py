@@ -22,54 +22,8 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
             if is_row(rec, Sourced):
                 problems += _status(rec, sources)
             problems += _verified(rec, today)
-    codes: dict[str, str] = {}
-    for rule in kb.rows("migration_rules", MigrationRule):
-        code = rule.model.code
-        if code in codes:
-            problems.append(
-                Problem(
-                    rule.path,
-                    rule.line_of("code"),
-                    f"{rule.where('code')}: code {code} is also rule '{codes[code]}' (expected one code per rule)",
-                )
-            )
-        codes.setdefault(code, rule.id)
-        table, ref = rule.model.rests_on.table, rule.model.rests_on.id
-        if kb.get(table, ref) is None:
-            problems.append(
-                Problem(
-                    rule.path,
-                    rule.line_of("rests_on"),
-                    f"{rule.where('rests_on')}: no {table} record '{ref}' (expected an id from docs/data/{table}.yml)",
-                )
-            )
-    for rec in kb.rows("sources", Source):
-        if rec.id not in cited:
-            problems.append(
-                Problem(
-                    rec.path,
-                    rec.line,
-                    f"{rec.where()}: source '{rec.id}' is cited by no record "
-                    "(expected every source to back at least one fact; cite it or remove it)",
-                )
-            )
-        if rec.model.url is None and rec.model.file is None:
-            problems.append(
-                Problem(
-                    rec.path,
-                    rec.line,
-                    f"{rec.where()}: source '{rec.id}' has neither url nor file "
-                    "(expected one of them, so a reader can find it)",
-                )
-            )
-        if rec.model.accessed > today:
-            problems.append(
-                Problem(
-                    rec.path,
-                    rec.line_of("accessed"),
-                    f"{rec.where('accessed')}: {rec.model.accessed} is in the future (expected a date up to {today})",
-                )
-            )
+    problems += _rules(kb)
+    problems += _sources(kb, cited, today)
     return problems
 
 
@@ -173,3 +127,63 @@ def _verified(rec: Record[Model], today: dt.date) -> list[Problem]:
             )
         ]
     return []
+
+
+def _rules(kb: KB) -> list[Problem]:
+    """Each scanner rule has a code of its own and rests on a record that exists."""
+    problems: list[Problem] = []
+    codes: dict[str, str] = {}
+    for rule in kb.rows("migration_rules", MigrationRule):
+        code = rule.model.code
+        if code in codes:
+            problems.append(
+                Problem(
+                    rule.path,
+                    rule.line_of("code"),
+                    f"{rule.where('code')}: code {code} is also rule '{codes[code]}' (expected one code per rule)",
+                )
+            )
+        codes.setdefault(code, rule.id)
+        table, ref = rule.model.rests_on.table, rule.model.rests_on.id
+        if kb.get(table, ref) is None:
+            problems.append(
+                Problem(
+                    rule.path,
+                    rule.line_of("rests_on"),
+                    f"{rule.where('rests_on')}: no {table} record '{ref}' (expected an id from docs/data/{table}.yml)",
+                )
+            )
+    return problems
+
+
+def _sources(kb: KB, cited: set[str], today: dt.date) -> list[Problem]:
+    """Each source is cited, can be found (url or file) and was not accessed in the future."""
+    problems: list[Problem] = []
+    for rec in kb.rows("sources", Source):
+        if rec.id not in cited:
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line,
+                    f"{rec.where()}: source '{rec.id}' is cited by no record "
+                    "(expected every source to back at least one fact; cite it or remove it)",
+                )
+            )
+        if rec.model.url is None and rec.model.file is None:
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line,
+                    f"{rec.where()}: source '{rec.id}' has neither url nor file "
+                    "(expected one of them, so a reader can find it)",
+                )
+            )
+        if rec.model.accessed > today:
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line_of("accessed"),
+                    f"{rec.where('accessed')}: {rec.model.accessed} is in the future (expected a date up to {today})",
+                )
+            )
+    return problems

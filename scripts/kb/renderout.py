@@ -1,0 +1,92 @@
+"""``python -m kb render --out DIR``: the handbook rendered into a project that plain MkDocs builds.
+
+``DIR/docs`` holds every file of ``docs/``; each page's shortcodes, applies-to banner, out-of-date
+note and glossary abbreviations are rendered into its Markdown (kb/build.py's ``page_markdown``,
+which the hook uses too), the print page carries the printable handbook as raw HTML, and
+``kb.json``/``kb.schema.json`` sit beside the pages. ``DIR/mkdocs.yml`` is the project's
+configuration without ``hooks:``; ``overrides/`` and ``snippets/`` are copied, so
+``cd DIR && mkdocs build`` makes the same pages as a build with the hook. It is the baseline of the
+hook's cost (benchmarks/hookbench.py) and a way out to another site generator.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from .errors import Problem
+from .printpage import PRINT_PAGE
+
+_HOOKS = re.compile(r"^hooks:[ \t]*\n(?:[ \t]+-.*\n|[ \t]*#.*\n)*", re.M)
+_COPIED = ("overrides", "snippets")  # the theme's custom_dir and the snippet includes' base_path
+
+
+def plain_config(text: str) -> str:
+    """``mkdocs.yml`` without its ``hooks:`` list."""
+    return _HOOKS.sub("", text)
+
+
+def render_out(root: Path, out: Path) -> list[Problem]:
+    """Validate the project and write it rendered into ``out`` (replaced); the problems, if any."""
+    from .build import page_markdown
+    from .export import export_project
+    from .project import validate_project
+
+    project = validate_project(root)
+    if project.problems:
+        return project.problems
+    if out.exists():
+        shutil.rmtree(out)
+    shutil.copytree(root / "docs", out / "docs")
+    for name in _COPIED:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, out / name)
+    (out / "mkdocs.yml").write_text(plain_config((root / "mkdocs.yml").read_text("utf-8")), "utf-8")
+    for uri, page in project.pages.items():
+        front = page.text[: len(page.text) - len(page.body)]
+        (out / "docs" / uri).write_text(front + page_markdown(project, uri, page.rendered, page.meta), "utf-8")
+    export_project(project, root, out / "docs")
+    if PRINT_PAGE in project.pages:
+        printed = out / "docs" / PRINT_PAGE
+        printed.write_text(printed.read_text("utf-8") + "\n\n" + _printable(out) + "\n", "utf-8")
+    return []
+
+
+def _printable(out: Path) -> str:
+    """The printable handbook, from the page content of a build of ``out`` (thrown away)."""
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.plugins import BasePlugin
+
+    from .build import printable
+
+    captured: dict[str, str] = {}
+
+    class Capture(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
+        def on_page_context(self, context: Any, *, page: Any, config: Any, nav: Any) -> Any:
+            if page.file.src_uri == PRINT_PAGE:
+                captured["html"] = printable(nav.pages, page.url)
+            return context
+
+    with tempfile.TemporaryDirectory() as site, _cwd(out):
+        config = load_config(str(out / "mkdocs.yml"), site_dir=site)
+        config.plugins["kb-render-capture"] = Capture()
+        build(config)
+    return captured.get("html", "")
+
+
+@contextlib.contextmanager
+def _cwd(path: Path) -> Iterator[None]:
+    """pymdownx.snippets reads ``base_path`` from the working folder."""
+    before = Path.cwd()
+    os.chdir(path)
+    try:
+        yield
+    finally:
+        os.chdir(before)
