@@ -12,11 +12,12 @@ hook's cost (benchmarks/hookbench.py) and a way out to another site generator.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +28,18 @@ _HOOKS = re.compile(r"^hooks:[ \t]*\n(?:[ \t]+-.*\n|[ \t]*#.*\n)*", re.M)
 _COPIED = ("overrides", "snippets")  # the theme's custom_dir and the snippet includes' base_path
 
 
-def plain_config(text: str) -> str:
-    """``mkdocs.yml`` without its ``hooks:`` list."""
-    return _HOOKS.sub("", text)
+def plain_config(text: str, environ: Mapping[str, str]) -> str:
+    """``mkdocs.yml`` without its ``hooks:`` list, and with the Git host settings as the hook would
+    leave them: read from the environment now; without a repository, no edit path either."""
+    text = _HOOKS.sub("", text)
+    repo = environ.get("HANDBOOK_REPO_URL")
+    edit = environ.get("HANDBOOK_EDIT_URI") or "edit/main/docs/"
+    text = _setting("repo_url").sub(f"repo_url: {json.dumps(repo)}" if repo else "", text)
+    return _setting("edit_uri").sub(f"edit_uri: {json.dumps(edit)}" if repo else "", text)
+
+
+def _setting(key: str) -> re.Pattern[str]:
+    return re.compile(rf"^{key}:.*$", re.M)
 
 
 def render_out(root: Path, out: Path) -> list[Problem]:
@@ -47,7 +57,7 @@ def render_out(root: Path, out: Path) -> list[Problem]:
     for name in _COPIED:
         if (root / name).is_dir():
             shutil.copytree(root / name, out / name)
-    (out / "mkdocs.yml").write_text(plain_config((root / "mkdocs.yml").read_text("utf-8")), "utf-8")
+    (out / "mkdocs.yml").write_text(plain_config((root / "mkdocs.yml").read_text("utf-8"), os.environ), "utf-8")
     for uri, page in project.pages.items():
         front = page.text[: len(page.text) - len(page.body)]
         (out / "docs" / uri).write_text(front + page_markdown(project, uri, page.rendered, page.meta), "utf-8")

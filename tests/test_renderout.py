@@ -1,0 +1,68 @@
+"""``python -m kb render --out DIR``: plain MkDocs, with no hook, builds the rendered folder into the
+same pages as a build with the hook (main content compared; kb/postprocess.py's theme fixes apply
+to both, as they are the hook's post-processing of the built HTML)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from buildtools import build
+from conftest import ROOT
+from kb.postprocess import fix_html
+from kb.renderout import plain_config
+
+ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
+PAGES = ["index.html", "migrate/index.html", "reference/glossary/index.html", "about/print/index.html"]
+
+
+def test_plain_config_drops_the_hooks_and_resolves_the_git_host():
+    text = "site_name: x\nrepo_url: !ENV HANDBOOK_REPO_URL\nedit_uri: !ENV [HANDBOOK_EDIT_URI, e/]\nhooks:\n  - scripts/hooks.py\nplugins: []\n"
+    assert plain_config(text, {}) == "site_name: x\n\n\nplugins: []\n"
+    with_repo = plain_config(text, {"HANDBOOK_REPO_URL": "https://git.example/a/b"})
+    assert 'repo_url: "https://git.example/a/b"\nedit_uri: "edit/main/docs/"\n' in with_repo
+    assert "hooks" not in with_repo
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("render")
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("HANDBOOK_REPO_URL", None)
+    out = tmp / "rendered"
+    done = subprocess.run(
+        [sys.executable, "-m", "kb", "render", "--out", str(out)], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "hooks" not in (out / "mkdocs.yml").read_text()
+    plain = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(tmp / "plain")],
+        cwd=out,
+        env={**env, "PYTHONPATH": ""},
+        capture_output=True,
+        text=True,
+    )
+    assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr[-3000:]
+    hooked = build(ROOT, tmp / "hook")
+    assert hooked.returncode == 0, hooked.stdout[-3000:] + hooked.stderr[-3000:]
+    return out, tmp / "plain", tmp / "hook"
+
+
+def test_every_file_of_docs_is_in_the_rendered_folder(sites):
+    out = sites[0]
+    for path in (ROOT / "docs").rglob("*"):
+        assert (out / "docs" / path.relative_to(ROOT / "docs")).exists(), path
+    assert "<!-- kb:" not in (out / "docs" / "migrate" / "index.md").read_text()
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_plain_build_of_the_rendered_folder_makes_the_same_pages(sites, page):
+    _, plain, hook = sites
+    ours = ARTICLE.search(fix_html((hook / page).read_text("utf-8")))
+    theirs = ARTICLE.search(fix_html((plain / page).read_text("utf-8")))
+    assert ours and theirs
+    assert ours.group(1) == theirs.group(1)
