@@ -132,7 +132,8 @@ def print_sections(pages: list[Any]) -> list[Section]:
 
 
 def printable(pages: list[Any], print_url: str) -> str:
-    return print_html(print_sections(pages), print_url)
+    """The printable handbook's HTML, on a line of its own as Markdown puts a raw HTML block."""
+    return "\n" + print_html(print_sections(pages), print_url)
 
 
 def _source_of(uri: str, source: str | None) -> tuple[str, int]:

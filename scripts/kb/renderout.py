@@ -64,7 +64,7 @@ def render_out(root: Path, out: Path) -> list[Problem]:
     export_project(project, root, out / "docs")
     if PRINT_PAGE in project.pages:
         printed = out / "docs" / PRINT_PAGE
-        printed.write_text(printed.read_text("utf-8") + "\n\n" + _printable(out) + "\n", "utf-8")
+        printed.write_text(printed.read_text("utf-8") + "\n\n" + _printable(out).lstrip("\n") + "\n", "utf-8")
     return []
 
 
