@@ -7,6 +7,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .allowlist import check_scripts
 from .editlinks import check_environment
 from .errors import Problem
 from .files import scan_project
@@ -86,7 +87,8 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
         project.problems.append(_crash(exc, "mkdocs.yml"))
     if not any(p.path == "mkdocs.yml" for p in scan.problems):  # else never read (a FIFO, too large)
         try:
-            project.problems += check_environment(os.environ, root)
+            project.problems += check_environment(root)
+            project.problems += check_scripts(root)
             found, notes = check_urls(root, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
             project.problems += found
             project.notes += notes

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote
 
 from .errors import Problem
 from .load import KB, Record, is_row
 from .schema import PRIMARY_KINDS, MigrationRule, Model, Source, Sourced
 
 
+def build_date() -> dt.date:
+    """The date at build time, for the checks that refuse a date in the future (tests replace it)."""
+    return dt.date.today()
+
+
 def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     """Every cross-record problem in the KB, unsorted."""
-    today = today or dt.date.today()
+    today = today or build_date()
     problems: list[Problem] = []
     problems += _unique_ids(kb)
     sources = kb.index("sources")
@@ -21,7 +30,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
             problems += _refs(rec, sources, cited)
             if is_row(rec, Sourced):
                 problems += _status(rec, sources)
-            problems += _verified(rec, today)
+            problems += _dates(rec, today)
     codes: dict[str, str] = {}
     for rule in kb.rows("migration_rules", MigrationRule):
         code = rule.model.code
@@ -62,14 +71,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
                     "(expected one of them, so a reader can find it)",
                 )
             )
-        if rec.model.accessed > today:
-            problems.append(
-                Problem(
-                    rec.path,
-                    rec.line_of("accessed"),
-                    f"{rec.where('accessed')}: {rec.model.accessed} is in the future (expected a date up to {today})",
-                )
-            )
+        problems += _source_file(rec, kb.root.parent.parent)
     return problems
 
 
@@ -162,14 +164,61 @@ def _status(rec: Record[Sourced], sources: dict[str, Record[Model]]) -> list[Pro
     return []
 
 
-def _verified(rec: Record[Model], today: dt.date) -> list[Problem]:
-    verified = getattr(rec.model, "verified", None)
-    if verified is not None and verified > today:
-        return [
-            Problem(
-                rec.path,
-                rec.line_of("verified"),
-                f"{rec.where('verified')}: {verified} is in the future (expected a date up to {today})",
+DATE_FIELDS = ("verified", "accessed", "measured", "published")  # published may be YYYY or YYYY-MM
+
+
+def _dates(rec: Record[Model], today: dt.date) -> list[Problem]:
+    """Every date of a record is on or before ``today``; a partial date counts from its first day."""
+    problems = []
+    for key in DATE_FIELDS:
+        value = getattr(rec.model, key, None)
+        if value is None:
+            continue
+        first = value if isinstance(value, dt.date) else _first_day(str(value))
+        if first is not None and first > today:
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line_of(key),
+                    f"{rec.where(key)}: {value} is in the future (expected a date up to {today})",
+                )
             )
-        ]
-    return []
+    return problems
+
+
+def _first_day(value: str) -> dt.date | None:
+    parts = [int(p) for p in value.split("-")] + [1, 1]
+    try:
+        return dt.date(parts[0], parts[1], parts[2])
+    except ValueError:
+        return None  # the schema reports a date that isn't one
+
+
+# A file: value with a space describes where an excerpt came from ('code excerpt: ... (repository
+# path unknown)'), unless it starts the way a path outside the project does.
+_OUTSIDE = re.compile(r"\s*(?:[/\\~]|\.\.|file:|[A-Za-z]:)", re.I)
+
+
+def _source_file(rec: Record[Source], root: Path) -> list[Problem]:
+    """A source's ``file:`` path stays inside the project: not absolute, no '..', no symlink out."""
+    value = rec.model.file
+    if value is None:
+        return []
+    path = unquote(value).strip()
+    if re.search(r"\s", path) and not _OUTSIDE.match(path):
+        return []
+    outside = (
+        _OUTSIDE.match(path) is not None
+        or ".." in re.split(r"[/\\]", path)
+        or not Path(os.path.realpath(root / path)).is_relative_to(os.path.realpath(root))
+    )
+    if not outside:
+        return []
+    return [
+        Problem(
+            rec.path,
+            rec.line_of("file"),
+            f"{rec.where('file')}: {value!r} points outside the project (expected a path inside the project "
+            "folder, without '..', not absolute and not through a symlink that leads out)",
+        )
+    ]
