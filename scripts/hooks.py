@@ -27,7 +27,7 @@ from kb.export import write_export  # noqa: E402
 from kb.package import PackageError, pin_text  # noqa: E402
 from kb.pages import appendix, split_front_matter  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
-from kb.printpage import PRINT_PAGE, Section, print_html  # noqa: E402
+from kb.printpage import PRINT_PAGE, Section, build_print  # noqa: E402
 from kb.project import Project, built_sources, validate_project  # noqa: E402
 from kb.publish import SHOWN_VAR  # noqa: E402
 from kb.render import Ctx, banner, render_markdown, review_note, with_banner  # noqa: E402
@@ -103,7 +103,12 @@ def on_page_context(context: TemplateContext, *, page: Page, config: MkDocsConfi
             for p in nav.pages
             if p.file.src_uri != PRINT_PAGE
         ]
-        page.content = (page.content or "") + print_html(sections, page.url)
+        html, problems = build_print(sections, page.url, page.content or "")
+        if problems and _serving:
+            _report(problems, "printable page")
+        else:
+            _fail(problems, "printable page")
+        page.content = (page.content or "") + html
     return context
 
 

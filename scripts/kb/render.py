@@ -11,7 +11,7 @@ import posixpath
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Callable, TypeVar, get_args
+from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, get_args, get_origin
 
 from . import benchrender, charts
 from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
@@ -225,7 +225,7 @@ def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
         if key == "cites_kind":
             taken = set(get_args(SourceKind))
         else:
-            taken = set()
+            taken = _declared(table, key)
             for rec in kb.tables[table]:
                 value = _field_value(rec, key)
                 taken.update(_fmt_filter(v) for v in (value if isinstance(value, list) else [value]))
@@ -237,6 +237,22 @@ def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
                     f"filter '{key}={want}': no record of table '{table}' has {key} '{option}' "
                     f"(expected one of: {shown or 'no value'})"
                 )
+
+
+def _declared(table: str, key: str) -> set[str]:
+    """The values a field's type allows when it lists them (a Literal, a boolean), as filters spell them."""
+    model = TABLES[table]
+    info = model.model_fields.get(key)
+    if info is None and "conditions" in model.model_fields:
+        info = Conditions.model_fields.get(key)
+    ann = info.annotation if info is not None else None
+    out: set[str] = set()
+    for arg in (ann, *get_args(ann)):
+        if get_origin(arg) is Literal:
+            out |= {_fmt_filter(a) for a in get_args(arg)}
+        elif arg is bool:
+            out |= {"true", "false"}
+    return out
 
 
 def select_rows(kb: KB, table: str, kind: type[T], filters: dict[str, str]) -> list[Record[T]]:
