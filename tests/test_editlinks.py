@@ -91,13 +91,22 @@ def config_root(tmp_path: Path, text: str, offline: str = "") -> Path:
     return tmp_path
 
 
-SETTINGS = "site_name: S\n# the host\nrepo_url: !ENV HANDBOOK_REPO_URL\nedit_uri: !ENV [HANDBOOK_EDIT_URI, edit/main/docs/]\n"
+SETTINGS = (
+    "site_name: S\n# the host\nrepo_url: !ENV HANDBOOK_REPO_URL\nedit_uri: !ENV [HANDBOOK_EDIT_URI, edit/main/docs/]\n"
+)
 
 
 @pytest.mark.parametrize(
     ("raw", "kind"),
-    [("null", "null"), ("~", "null"), ("true", "a boolean"), ("off", "a boolean"), ("42", "a number"),
-     ("4.5", "a number"), ("2026-01-01", "a date")],
+    [
+        ("null", "null"),
+        ("~", "null"),
+        ("true", "a boolean"),
+        ("off", "a boolean"),
+        ("42", "a number"),
+        ("4.5", "a number"),
+        ("2026-01-01", "a date"),
+    ],
 )
 def test_a_variable_is_checked_as_the_yaml_value_mkdocs_reads(tmp_path, monkeypatch, raw, kind):
     """MkDocs parses an !ENV value as YAML: 'null' is no URL at all and 'true' a boolean, so each
@@ -110,7 +119,10 @@ def test_a_variable_is_checked_as_the_yaml_value_mkdocs_reads(tmp_path, monkeypa
     ]
     monkeypatch.delenv("HANDBOOK_REPO_URL")
     monkeypatch.setenv("HANDBOOK_EDIT_URI", raw)
-    assert [(p.line, f"edit_uri (from HANDBOOK_EDIT_URI) {raw!r} reads as {kind}" in p.message) for p in check_environment(root)] == [(4, True)]
+    assert [
+        (p.line, f"edit_uri (from HANDBOOK_EDIT_URI) {raw!r} reads as {kind}" in p.message)
+        for p in check_environment(root)
+    ] == [(4, True)]
 
 
 def test_an_empty_variable_is_unset_and_a_good_one_passes(tmp_path, monkeypatch):

@@ -206,7 +206,10 @@ def test_a_table_file_name_with_a_line_break_stays_on_one_line(tmp_path):
     ("rel", "message"),
     [
         ("sub/claims.yml", "table file 'sub/claims.yml' is in a subfolder of docs/data/, which the loader never reads"),
-        ("a/b/limits.yaml", "table file 'a/b/limits.yaml' is in a subfolder of docs/data/, which the loader never reads"),
+        (
+            "a/b/limits.yaml",
+            "table file 'a/b/limits.yaml' is in a subfolder of docs/data/, which the loader never reads",
+        ),
         ("claims.yaml", "unknown table file 'claims.yaml', which the loader never reads"),
         ("Claims.yml", "unknown table file 'Claims.yml', which the loader never reads"),
         ("claims.YML", "unknown table file 'claims.YML', which the loader never reads"),

@@ -211,7 +211,9 @@ def with_value(old: str, new: str, table: str = "figures") -> dict[str, str]:
     return {table: text.replace(old, new, 1)}
 
 
-@pytest.mark.parametrize(("value", "read"), [(".nan", "nan"), (".NaN", "nan"), (".inf", "inf"), ("-.inf", "-inf"), ("+.Inf", "inf")])
+@pytest.mark.parametrize(
+    ("value", "read"), [(".nan", "nan"), (".NaN", "nan"), (".inf", "inf"), ("-.inf", "-inf"), ("+.Inf", "inf")]
+)
 def test_a_non_finite_number_is_refused_at_its_line(tmp_path, value, read):
     data = write_tables(tmp_path / "docs" / "data", **with_value("value: 25700", f"value: {value}"))
     with pytest.raises(KBError) as err:
@@ -265,8 +267,17 @@ def test_the_build_date_is_the_clock_not_a_constant(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize(
     "value",
-    ["/etc/passwd", "../outside.txt", "seeds/../../x.txt", "%2e%2e/x.txt", "~/notes.txt", "file:///etc/passwd",
-     "C:\\x.txt", "..\\x.txt", "link/escape.txt"],
+    [
+        "/etc/passwd",
+        "../outside.txt",
+        "seeds/../../x.txt",
+        "%2e%2e/x.txt",
+        "~/notes.txt",
+        "file:///etc/passwd",
+        "C:\\x.txt",
+        "..\\x.txt",
+        "link/escape.txt",
+    ],
 )
 def test_a_file_source_outside_the_project_is_refused(tmp_path, value):
     (tmp_path / "link").symlink_to("/tmp")

@@ -20,9 +20,11 @@ What is checked, each problem at its file and line:
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import Problem
 from .yamlload import ConfigLoader, Located, YAMLProblem, one_line, parse, read_text
@@ -86,7 +88,9 @@ def _check_entry(root: Path, entry: Entry) -> list[Problem]:
     file = root / entry.path
     inside = file.resolve().is_relative_to(root.resolve()) and ".." not in entry.path.split("/")
     if not inside or not file.is_file():
-        return [Problem(ALLOWLIST, entry.line, f"'{entry.path}' names no file in the project (expected a path to a script)")]
+        return [
+            Problem(ALLOWLIST, entry.line, f"'{entry.path}' names no file in the project (expected a path to a script)")
+        ]
     actual = sha256_of(file)
     if actual != entry.sha256:
         return [
@@ -132,10 +136,13 @@ def check_files(root: Path, listed: dict[str, Entry]) -> list[Problem]:
 def config_scripts(config: Located) -> list[tuple[str, int]]:
     """The scripts a config adds, with their lines: extra_javascript (a path or {path: ...}) and
     extra.polyfills."""
-    data = config.data if isinstance(config.data, dict) else {}
-    extra = data.get("extra") if isinstance(data.get("extra"), dict) else {}
+    data: dict[str, Any] = config.data if isinstance(config.data, dict) else {}
+    extra: dict[str, Any] = data["extra"] if isinstance(data.get("extra"), dict) else {}
     found: list[tuple[str, int]] = []
-    for key_path, items in ((("extra_javascript",), data.get("extra_javascript")), (("extra", "polyfills"), extra.get("polyfills"))):
+    for key_path, items in (
+        (("extra_javascript",), data.get("extra_javascript")),
+        (("extra", "polyfills"), extra.get("polyfills")),
+    ):
         for i, item in enumerate(items if isinstance(items, list) else []):
             value = item.get("path") if isinstance(item, dict) else item
             found.append((str(value), config.line((*key_path, i))))
@@ -154,7 +161,9 @@ def check_config(root: Path, name: str, listed: dict[str, Entry]) -> list[Proble
     for value, line in config_scripts(config):
         if _SCHEME.match(value) or value.startswith("/"):
             problems.append(
-                Problem(name, line, f"script {one_line(value)!r} is not a file of the site (expected a path under docs/)")
+                Problem(
+                    name, line, f"script {one_line(value)!r} is not a file of the site (expected a path under docs/)"
+                )
             )
             continue
         rel = "docs/" + value.split("?")[0].split("#")[0]
@@ -188,7 +197,9 @@ def _override_script(
     m = _TEMPLATE_PATH.match(value.strip()) or re.fullmatch(r"([^{}:]+)", value.strip())
     if not m:
         what = "an inline script" if not src else f"a script from {value!r}"
-        return [Problem(shown, line, f"{one_line(what)} (expected src naming a script in {ALLOWLIST} or the theme's own)")]
+        return [
+            Problem(shown, line, f"{one_line(what)} (expected src naming a script in {ALLOWLIST} or the theme's own)")
+        ]
     rel = m.group(1).lstrip("/")
     if theme_dir is not None and (theme_dir / rel).is_file() and not (root / "overrides" / rel).exists():
         return []  # the theme's own script
@@ -198,11 +209,10 @@ def _override_script(
 
 def theme_templates() -> Path | None:
     """Material's templates folder (the theme's own scripts), or None when it isn't installed."""
-    try:
-        import material
-    except ImportError:
+    spec = importlib.util.find_spec("material")
+    if spec is None or spec.origin is None:
         return None
-    return Path(material.__file__).parent / "templates"
+    return Path(spec.origin).parent / "templates"
 
 
 def check_scripts(root: Path) -> list[Problem]:

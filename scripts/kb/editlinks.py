@@ -37,7 +37,9 @@ def _line_of(config_text: str, key: str) -> int:
     return config_text.count("\n", 0, m.start()) + 1 if m else 1
 
 
-def check_repo_url(value: str | None, line: int = 1, origin: str = f"from {REPO_VAR}", shown: str = "mkdocs.yml") -> list[Problem]:
+def check_repo_url(
+    value: str | None, line: int = 1, origin: str = f"from {REPO_VAR}", shown: str = "mkdocs.yml"
+) -> list[Problem]:
     """Problems with a repository URL: absolute https, a host, nothing that breaks out of an attribute."""
     if not value:
         return []
@@ -62,7 +64,9 @@ def check_repo_url(value: str | None, line: int = 1, origin: str = f"from {REPO_
     return []
 
 
-def check_edit_uri(value: str | None, line: int = 1, origin: str = f"from {EDIT_VAR}", shown: str = "mkdocs.yml") -> list[Problem]:
+def check_edit_uri(
+    value: str | None, line: int = 1, origin: str = f"from {EDIT_VAR}", shown: str = "mkdocs.yml"
+) -> list[Problem]:
     """Problems with an edit path: relative to the repository URL, plain characters only, and no
     '..' segment, also when its dots are percent-encoded (``%2e%2e``, ``%2E.``, a ``%2f`` slash)."""
     if value is None or value == "":
@@ -88,8 +92,6 @@ def check_settings(repo_url: str | None, edit_uri: str | None, root: Path) -> li
     except (OSError, UnicodeDecodeError):
         text = ""  # the nav check reports an unreadable mkdocs.yml
     return check_repo_url(repo_url, _line_of(text, "repo_url")) + check_edit_uri(edit_uri, _line_of(text, "edit_uri"))
-
-
 
 
 # ---- Settings read from the environment (``!ENV``), checked with the value MkDocs will use ----
@@ -126,9 +128,7 @@ def env_settings(text: str, shown: str) -> list[EnvSetting]:
         if node.tag == "!ENV":
             children = node.value if isinstance(node, yaml.SequenceNode) else [node]
             names = children[:-1] if len(children) > 1 else children
-            found.append(
-                EnvSetting(shown, key, node.start_mark.line + 1, tuple(str(c.value) for c in names), node)
-            )
+            found.append(EnvSetting(shown, key, node.start_mark.line + 1, tuple(str(c.value) for c in names), node))
     return found
 
 

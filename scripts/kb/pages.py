@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from . import validate
 from .errors import Problem
 from .load import KB, Record
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
 from .schema import ErrorEntry, MigrationRule, Source
-from .validate import build_date
 from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, decode, parse, read_text
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
@@ -81,7 +81,7 @@ def split_front_matter(text: str, shown: str) -> tuple[dict[str, Any], str, int,
                 f"'reviewed: {reviewed}' is not an ISO date (expected YYYY-MM-DD)",
             )
         )
-    elif (today := build_date()) < dt.date.fromisoformat(reviewed):
+    elif (today := validate.build_date()) < dt.date.fromisoformat(reviewed):
         problems.append(
             Problem(
                 shown,
