@@ -209,3 +209,14 @@ def test_the_offline_bundle_inherits_the_settings():
     assert text.startswith("#") and "INHERIT: mkdocs.yml" in text
     assert not re.search(r"^(repo_url|edit_uri|theme):", text, re.M)  # inherited, not repeated
     assert Path(ROOT / "overrides" / "partials" / "source.html").is_file()
+
+
+def test_an_env_tag_on_a_mapping_is_refused_in_words_not_a_traceback(tmp_path):
+    found = [str(p) for p in check_environment(config_root(tmp_path, "repo_url: !ENV {a: b}\n"))]
+    assert len(found) == 1 and found[0].startswith("mkdocs.yml:1: 'repo_url': ")
+    assert found[0].endswith("(expected !ENV NAME or !ENV [NAME, ..., DEFAULT])")
+
+
+def test_a_config_past_the_limits_is_left_to_the_nav_check(tmp_path):
+    deep = "repo_url: !ENV [X, " + "[" * 5000 + "]" * 5000 + "]\n"
+    assert check_environment(config_root(tmp_path, deep)) == []

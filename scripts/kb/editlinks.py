@@ -19,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 import yaml
 
 from .errors import Problem
-from .yamlload import YAMLProblem, read_text
+from .yamlload import ConfigLoader, YAMLProblem, one_line, parse, read_text
 
 REPO_VAR = "HANDBOOK_REPO_URL"
 EDIT_VAR = "HANDBOOK_EDIT_URI"
@@ -170,7 +170,16 @@ def check_env_setting(setting: EnvSetting) -> list[Problem]:
     var = next((name for name in setting.names if name in os.environ), None)
     origin = f"from {var}" if var else "its default in " + setting.shown
     raw = os.environ.get(var, "") if var else None
-    value = env_value(setting)
+    try:
+        value = env_value(setting)
+    except yaml.YAMLError as exc:
+        return [
+            Problem(
+                setting.shown,
+                setting.line,
+                f"'{setting.key}': {one_line(str(exc))} (expected !ENV NAME or !ENV [NAME, ..., DEFAULT])",
+            )
+        ]
     if isinstance(value, str) or (value is None and not raw):
         return check(value, setting.line, origin, setting.shown)
     shown_value = repr(raw) if var else repr(value)
@@ -213,7 +222,9 @@ def check_environment(root: Path) -> list[Problem]:
         if not path.is_file():
             continue
         try:
-            settings = env_settings(read_text(path, name), name)
+            text = read_text(path, name)
+            parse(text, name, ConfigLoader)  # within the limits (depth, size) before MkDocs' loader sees it
+            settings = env_settings(text, name)
         except (YAMLProblem, yaml.YAMLError):
             continue  # the nav and tags checks report a config file that can't be read
         for setting in settings:
