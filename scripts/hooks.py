@@ -17,7 +17,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, fail, printable  # noqa: E402, F401 - the bench reads CHECK_TIMED
+from kb.build import CHECK_TIMED, Build, BuildFailed, fail, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.editlinks import check_settings  # noqa: E402
 from kb.export import export_project  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
@@ -56,7 +56,10 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, **_: ob
 
 def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: object) -> TemplateContext:
     if page.file.src_uri == PRINT_PAGE:  # the printable handbook: every other nav page, in nav order
-        page.content = (page.content or "") + printable(nav.pages, page.url)
+        html, problems = printable(nav.pages, page.url, page.content or "")  # type: ignore[attr-defined]
+        if problems:
+            _guard(report if _build.serving else fail, problems, "printable page")
+        page.content = (page.content or "") + html
     return context
 
 

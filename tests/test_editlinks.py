@@ -48,22 +48,116 @@ def test_good_edit_uris(uri):
     assert check_edit_uri(uri) == []
 
 
-@pytest.mark.parametrize("uri", ["//evil.org/", "https://evil.org/", "edit/../../x/", 'edit/"x/', "edit/<b>/"])
+@pytest.mark.parametrize(
+    "uri",
+    [
+        "//evil.org/",
+        "https://evil.org/",
+        "edit/../../x/",
+        'edit/"x/',
+        "edit/<b>/",
+        "edit/%2e%2e/%2E%2E/x/",  # percent-encoded dot segments are decoded before the '..' check
+        "edit/%2E./x/",
+        "edit/.%2e/x/",
+        "edit/..%2fx/",  # an encoded slash makes a '..' segment too
+        "%2f%2fevil.org/",
+    ],
+)
 def test_bad_edit_uris_name_the_variable(uri):
     assert [p.message for p in check_edit_uri(uri)] == [
         f"edit_uri (from HANDBOOK_EDIT_URI) {uri!r} is not a path inside the repository (expected something like "
         "'edit/main/docs/' or '-/edit/main/docs/': letters, digits and . _ ~ / ? = % + -, no scheme, no '//' "
-        "and no '..')"
+        "and no '..' segment, percent-encoded or not)"
     ]
 
 
-def test_check_environment_points_at_the_keys_in_mkdocs_yml():
+def test_check_environment_points_at_the_keys_in_mkdocs_yml(monkeypatch):
     lines = (ROOT / "mkdocs.yml").read_text(encoding="utf-8").split("\n")
     repo_line = next(n for n, line in enumerate(lines, 1) if line.startswith("repo_url:"))
     edit_line = next(n for n, line in enumerate(lines, 1) if line.startswith("edit_uri:"))
-    found = check_environment({"HANDBOOK_REPO_URL": "ftp://x.org/r", "HANDBOOK_EDIT_URI": "//x/"}, ROOT)
+    monkeypatch.setenv("HANDBOOK_REPO_URL", "ftp://x.org/r")
+    monkeypatch.setenv("HANDBOOK_EDIT_URI", "//x/")
+    found = check_environment(ROOT)
     assert [(p.path, p.line) for p in found] == [("mkdocs.yml", repo_line), ("mkdocs.yml", edit_line)]
-    assert check_environment({}, ROOT) == []
+    monkeypatch.delenv("HANDBOOK_REPO_URL")
+    monkeypatch.delenv("HANDBOOK_EDIT_URI")
+    assert check_environment(ROOT) == []
+
+
+def config_root(tmp_path: Path, text: str, offline: str = "") -> Path:
+    (tmp_path / "mkdocs.yml").write_text(text, encoding="utf-8")
+    if offline:
+        (tmp_path / "mkdocs.offline.yml").write_text(offline, encoding="utf-8")
+    return tmp_path
+
+
+SETTINGS = (
+    "site_name: S\n# the host\nrepo_url: !ENV HANDBOOK_REPO_URL\nedit_uri: !ENV [HANDBOOK_EDIT_URI, edit/main/docs/]\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        ("null", "null"),
+        ("~", "null"),
+        ("true", "a boolean"),
+        ("off", "a boolean"),
+        ("42", "a number"),
+        ("4.5", "a number"),
+        ("2026-01-01", "a date"),
+    ],
+)
+def test_a_variable_is_checked_as_the_yaml_value_mkdocs_reads(tmp_path, monkeypatch, raw, kind):
+    """MkDocs parses an !ENV value as YAML: 'null' is no URL at all and 'true' a boolean, so each
+    is refused with the variable's name at its line, not passed as text or left to MkDocs."""
+    root = config_root(tmp_path, SETTINGS)
+    monkeypatch.setenv("HANDBOOK_REPO_URL", raw)
+    assert [str(p) for p in check_environment(root)] == [
+        f"mkdocs.yml:3: repo_url (from HANDBOOK_REPO_URL) {raw!r} reads as {kind}, as MkDocs parses it as YAML "
+        "(expected https://HOST/GROUP/PROJECT as text, or HANDBOOK_REPO_URL unset for the default)"
+    ]
+    monkeypatch.delenv("HANDBOOK_REPO_URL")
+    monkeypatch.setenv("HANDBOOK_EDIT_URI", raw)
+    assert [
+        (p.line, f"edit_uri (from HANDBOOK_EDIT_URI) {raw!r} reads as {kind}" in p.message)
+        for p in check_environment(root)
+    ] == [(4, True)]
+
+
+def test_an_empty_variable_is_unset_and_a_good_one_passes(tmp_path, monkeypatch):
+    root = config_root(tmp_path, SETTINGS)
+    monkeypatch.setenv("HANDBOOK_REPO_URL", "")
+    monkeypatch.setenv("HANDBOOK_EDIT_URI", "-/edit/main/docs/")
+    assert check_environment(root) == []
+    monkeypatch.setenv("HANDBOOK_REPO_URL", "https://git.example/team/handbook")
+    assert check_environment(root) == []
+
+
+def test_a_bad_default_and_an_unchecked_env_setting_are_refused(tmp_path, monkeypatch):
+    monkeypatch.delenv("HANDBOOK_EDIT_URI", raising=False)
+    monkeypatch.delenv("SITE", raising=False)
+    text = "site_name: S\nedit_uri: !ENV [HANDBOOK_EDIT_URI, 7]\nextra:\n  analytics:\n    property: !ENV SITE\n"
+    offline = "INHERIT: mkdocs.yml\nrepo_url: !ENV [OFFLINE_REPO, 'http://x.org/r']\n"
+    found = [str(p) for p in check_environment(config_root(tmp_path, text, offline))]
+    assert found == [
+        "mkdocs.yml:2: edit_uri (its default in mkdocs.yml) 7 reads as a number, as MkDocs parses it as YAML "
+        "(expected a path such as 'edit/main/docs/' as text, or the variable unset for the default)",
+        "mkdocs.yml:5: 'extra.analytics.property' is read from the environment (!ENV SITE), which nothing checks "
+        "(expected !ENV only on repo_url, edit_uri; add a check in scripts/kb/editlinks.py)",
+        "mkdocs.offline.yml:2: repo_url (its default in mkdocs.offline.yml) 'http://x.org/r' is not an absolute "
+        "https URL of a repository (expected https://HOST/GROUP/PROJECT, without a user name, query or fragment, "
+        "spaces, quotes, < > or `; unset it for a site without edit links)",
+    ]
+
+
+def test_a_python_tag_in_an_env_default_is_never_constructed(tmp_path, monkeypatch):
+    monkeypatch.delenv("HANDBOOK_REPO_URL", raising=False)
+    marker = tmp_path / "ran"
+    text = f"repo_url: !ENV [HANDBOOK_REPO_URL, !!python/object/apply:os.system ['touch {marker}']]\n"
+    found = [str(p) for p in check_environment(config_root(tmp_path, text))]
+    assert found == ["mkdocs.yml:1: 'repo_url': a !!python tag (expected plain YAML)"]
+    assert not marker.exists()
 
 
 def test_a_bad_variable_fails_the_build_with_its_name(tmp_path):
@@ -115,3 +209,14 @@ def test_the_offline_bundle_inherits_the_settings():
     assert text.startswith("#") and "INHERIT: mkdocs.yml" in text
     assert not re.search(r"^(repo_url|edit_uri|theme):", text, re.M)  # inherited, not repeated
     assert Path(ROOT / "overrides" / "partials" / "source.html").is_file()
+
+
+def test_an_env_tag_on_a_mapping_is_refused_in_words_not_a_traceback(tmp_path):
+    found = [str(p) for p in check_environment(config_root(tmp_path, "repo_url: !ENV {a: b}\n"))]
+    assert len(found) == 1 and found[0].startswith("mkdocs.yml:1: 'repo_url': ")
+    assert found[0].endswith("(expected !ENV NAME or !ENV [NAME, ..., DEFAULT])")
+
+
+def test_a_config_past_the_limits_is_left_to_the_nav_check(tmp_path):
+    deep = "repo_url: !ENV [X, " + "[" * 5000 + "]" * 5000 + "]\n"
+    assert check_environment(config_root(tmp_path, deep)) == []

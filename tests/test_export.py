@@ -75,3 +75,10 @@ def test_a_hostile_string_stays_an_inert_json_string(tmp_path: Path):
     assert data["tables"]["claims"][0]["statement"] == HOSTILE
     assert data["torch_tpu"] is None
     jsonschema.validate(data, json.loads((tmp_path / "kb.schema.json").read_text(encoding="utf-8")))
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -float("inf")])
+def test_a_non_finite_number_is_never_written_as_invalid_json(value):
+    """json.dumps would write NaN or Infinity, which no JSON parser accepts (the schema refuses them first)."""
+    with pytest.raises(ValueError, match="Out of range float values are not JSON compliant"):
+        dumps({"value": value})

@@ -158,7 +158,7 @@ def f_unknown_shortcode(r):
 
 def f_empty_filter(r):
     line = append(r, "docs/index.md", "<!-- kb:table claims topic=no-such-topic -->")
-    return f"docs/index.md:{line}", "has no record matching 'topic=no-such-topic'"
+    return f"docs/index.md:{line}", "no record of table 'claims' has topic 'no-such-topic'"
 
 
 def f_unregistered_url(r):
@@ -275,8 +275,8 @@ def f_base_href_to_another_origin(r):
 
 
 def f_javascript_link(r):
-    append(r, "docs/index.md", "[click](javascript:alert(1))")
-    return "index.html", "javascript"
+    line = append(r, "docs/index.md", "[click](javascript:alert(1))")
+    return f"docs/index.md:{line}", "javascript"
 
 
 def f_style_attribute_loads_elsewhere(r):
@@ -322,6 +322,101 @@ def f_escape_character_in_a_windows_page(r):
     line = append(r, "docs/index.md", "Colour \x1b[31mred.")
     to_windows(r, "docs/index.md")
     return f"docs/index.md:{line}", "control character U+001B"
+
+
+# ---- Settings, scripts, valid-but-wrong data and ids (issue 21) ----
+
+
+def replace_in(root: Path, rel: str, old: str, new: str) -> int:
+    """Replace the first ``old`` in ``rel`` and return the line it was on."""
+    path = root / rel
+    text = path.read_text(encoding="utf-8")
+    at = text.index(old)
+    path.write_text(text[:at] + new + text[at + len(old) :], encoding="utf-8")
+    return text.count("\n", 0, at) + 1
+
+
+def f_unchecked_env_setting(r):
+    line = append(r, "mkdocs.yml", "site_url: !ENV HANDBOOK_SITE_URL")
+    return (
+        f"mkdocs.yml:{line}",
+        "'site_url' is read from the environment (!ENV HANDBOOK_SITE_URL), which nothing checks",
+    )
+
+
+def f_edit_uri_default_with_encoded_dot_segments(r):
+    line = replace_in(
+        r, "mkdocs.yml", "[HANDBOOK_EDIT_URI, edit/main/docs/]", "[HANDBOOK_EDIT_URI, 'edit/%2e%2e/%2E./x/']"
+    )
+    return f"mkdocs.yml:{line}", "is not a path inside the repository"
+
+
+def f_unlisted_script_in_the_config(r):
+    (r / "docs" / "assets" / "extra.js").write_text("document.title = 'x';\n", encoding="utf-8")
+    line = append(r, "mkdocs.yml", "extra_javascript:\n  - assets/extra.js")
+    return f"mkdocs.yml:{line + 1}", "script 'docs/assets/extra.js' is not in docs/assets/vendor/ALLOWLIST"
+
+
+def f_changed_vendored_script(r):
+    with (r / "docs" / "assets" / "vendor" / "iframe-worker" / "shim.js").open("a", encoding="utf-8") as f:
+        f.write("\nfetch('/x');\n")
+    return "docs/assets/vendor/iframe-worker/shim.js:1", "script changed: its sha256 is"
+
+
+def f_inline_script_in_an_override(r):
+    (r / "overrides" / "main.html").write_text("{% extends 'base.html' %}\n<script>alert(1)</script>\n")
+    return "overrides/main.html:2", "an inline script"
+
+
+def f_nan_figure(r):
+    line = replace_in(r, "docs/data/hardware.yml", "hbm_gib: 32", "hbm_gib: .nan")
+    return f"docs/data/hardware.yml:{line}", "expected a finite number"
+
+
+def f_record_verified_in_the_future(r):
+    line = append(r, "docs/data/claims.yml", claim("injected-claim").replace("2026-11-01", "2999-01-01"))
+    return f"docs/data/claims.yml:{line + 6}", "2999-01-01 is in the future"
+
+
+def f_page_reviewed_in_the_future(r):
+    line = replace_in(r, "docs/index.md", "reviewed: 2026-11-30", "reviewed: 2999-12-31")
+    return f"docs/index.md:{line}", "'reviewed: 2999-12-31' is in the future"
+
+
+def f_file_source_outside_the_project(r):
+    line = replace_in(r, "docs/data/sources.yml", "file: seeds/000_9a6fa3a74645d3dc.txt", "file: ../../etc/passwd")
+    return f"docs/data/sources.yml:{line}", "points outside the project"
+
+
+def f_filter_alternative_that_names_nothing(r):
+    line = append(r, "docs/index.md", "<!-- kb:table figures topic=throughput,througput -->")
+    return f"docs/index.md:{line}", "no record of table 'figures' has topic 'througput'"
+
+
+def f_shortcode_prefix_in_another_case(r):
+    line = append(r, "docs/index.md", "<!-- KB:table hardware -->")
+    return f"docs/index.md:{line}", "is not a shortcode, so it would show nothing"
+
+
+def f_table_in_a_subfolder(r):
+    (r / "docs" / "data" / "extra").mkdir()
+    (r / "docs" / "data" / "extra" / "claims.yml").write_text("[]\n", encoding="utf-8")
+    return "docs/data/extra/claims.yml:1", "is in a subfolder of docs/data/, which the loader never reads"
+
+
+def f_table_with_a_yaml_extension(r):
+    (r / "docs" / "data" / "claims.extra.yaml").write_text("[]\n", encoding="utf-8")
+    return "docs/data/claims.extra.yaml:1", "unknown table file 'claims.extra.yaml'"
+
+
+def f_two_headings_with_one_id(r):
+    line = append(r, "docs/index.md", "## First {#twice}\n\n## Second {#twice}")
+    return f"docs/index.md:{line + 2}", "id 'twice' (the heading's {#id}) is already the id of line"
+
+
+def f_javascript_link_at_its_line(r):
+    line = append(r, "docs/index.md", "[click]( JavaScript&#58;alert(1))")
+    return f"docs/index.md:{line}", "runs script (a javascript: URL)"
 
 
 FAULTS = [f for name, f in sorted(globals().items()) if name.startswith("f_")]

@@ -8,7 +8,7 @@ import pytest
 from buildtools import deadline
 from conftest import write_tables
 from kb.errors import KBError
-from kb.load import load_kb, load_table
+from kb.load import load_kb, load_table, read_kb
 from kb.schema import TABLES
 
 
@@ -200,3 +200,39 @@ def test_a_table_file_name_with_a_line_break_stays_on_one_line(tmp_path):
     problems = load_problems(tmp_path)
     assert "docs/data/claims.x\\nforged.yml:1: claims[0]: missing field 'topic' (expected it to be set)" in problems
     assert all(line.startswith("docs/data/claims.x\\nforged.yml:1: claims[0]: missing field") for line in problems)
+
+
+@pytest.mark.parametrize(
+    ("rel", "message"),
+    [
+        ("sub/claims.yml", "table file 'sub/claims.yml' is in a subfolder of docs/data/, which the loader never reads"),
+        (
+            "a/b/limits.yaml",
+            "table file 'a/b/limits.yaml' is in a subfolder of docs/data/, which the loader never reads",
+        ),
+        ("claims.yaml", "unknown table file 'claims.yaml', which the loader never reads"),
+        ("Claims.yml", "unknown table file 'Claims.yml', which the loader never reads"),
+        ("claims.YML", "unknown table file 'claims.YML', which the loader never reads"),
+        ("claims.yml.bak", "unknown table file 'claims.yml.bak', which the loader never reads"),
+        ("claims.extra.yaml", "unknown table file 'claims.extra.yaml', which the loader never reads"),
+    ],
+)
+def test_a_table_file_the_loader_would_never_read_is_reported(tmp_path, rel, message):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / rel).parent.mkdir(parents=True, exist_ok=True)
+    (data / rel).write_text("- id: x\n", encoding="utf-8")
+    _, found = read_kb(data, shown_root=tmp_path)
+    assert [str(p) for p in found] == [
+        f"docs/data/{rel}:1: {message} (expected docs/data/<table>.yml or <table>.<part>.yml, table one of: "
+        + ", ".join(TABLES)
+        + ")"
+    ]
+
+
+def test_split_files_and_other_data_are_not_reported(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data")
+    (data / "modes.extra.yml").write_text("[]\n", encoding="utf-8")
+    (data / "package.json").write_text("{}\n", encoding="utf-8")
+    (data / "notes").mkdir()
+    (data / "notes" / "readme.txt").write_text("x\n", encoding="utf-8")
+    assert read_kb(data, shown_root=tmp_path)[1] == []

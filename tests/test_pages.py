@@ -161,3 +161,78 @@ def test_a_scanner_rule_must_link_to_a_section_that_exists(mini):
     ]
     rules.write_text(rules.read_text().replace("#no-such-section", "#details"))
     assert validate_project(mini).problems == []
+
+
+# ---- Ids once per page, no script links, no review date in the future (issue 21) ----
+
+
+def test_a_repeated_id_fails_at_the_line_that_repeats_it(mini):
+    page(
+        mini,
+        "x.md",
+        "\n".join(
+            [
+                "# X",  # line 5
+                "## One {#same}",
+                "## Two {#same}",
+                "## Setup",
+                "A paragraph.",
+                "{: #setup }",  # line 10: an attr_list id equal to the heading's own id
+                '<div id="one-more" markdown>',
+                "## One more",  # line 12: the heading's own id, already the div's
+                "</div>",
+                "## Setup",  # toc numbers it setup_1: no clash
+            ]
+        ),
+    )
+    assert problems(mini) == [
+        "docs/x.md:7: id 'same' (the heading's {#id}) is already the id of line 6 (the heading's {#id}) "
+        "(expected each id once on a page: a link to #same reaches only the first)",
+        "docs/x.md:10: id 'setup' (an attr_list {#id}) is already the id of line 8 (the heading's own id) "
+        "(expected each id once on a page: a link to #setup reaches only the first)",
+        "docs/x.md:12: id 'one-more' (the heading's own id) is already the id of line 11 (an HTML id=) "
+        "(expected each id once on a page: a link to #one-more reaches only the first)",
+    ]
+
+
+def test_ids_in_code_and_repeated_heading_texts_are_not_repeats(mini):
+    page(mini, "x.md", "# X\n\n## Same\n\n## Same\n\n`{#x}` and `{#x}`\n\n```\n## X\n```\n")
+    assert problems(mini) == []
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[a](javascript:alert(1))",
+        "[a](JavaScript:alert(1))",
+        "[a](<javascript:alert(1)>)",
+        "[a](java&#x09;script:alert(1))",
+        "[a](&#106;avascript:alert(1))",
+        "[a](vbscript:msgbox)",
+        "[a][ref]\n\n[ref]: javascript:alert(1)",
+        "<a href=javascript:alert(1)>a</a>",
+    ],
+)
+def test_a_script_link_is_reported_at_its_page_and_line(mini, link):
+    page(mini, "x.md", "# X\n\n" + link + "\n")
+    found = problems(mini)
+    line = 7 + link.count("\n")
+    assert found and all(p.startswith(f"docs/x.md:{line}: ") for p in found), found
+    assert any("runs script" in p or "uses a script or data URL" in p for p in found), found
+
+
+def test_a_script_link_in_code_is_not_a_link(mini):
+    page(mini, "x.md", "# X\n\n`[a](javascript:alert(1))`\n\n```\n[a](javascript:x)\n```\n")
+    assert problems(mini) == []
+
+
+def test_a_review_date_in_the_future_is_refused(mini, monkeypatch):
+    import datetime as dt
+
+    import kb.validate
+
+    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 10))
+    page(mini, "x.md", "# X\n", front="---\ntitle: X\nreviewed: 2026-11-11\n---\n\n")
+    assert problems(mini) == ["docs/x.md:3: 'reviewed: 2026-11-11' is in the future (expected a date up to 2026-11-10)"]
+    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 11))
+    assert problems(mini) == []

@@ -233,8 +233,9 @@ def shape(html: str) -> Shape:
     return parser
 
 
-def tables_with(table: str, field: str, value: str) -> dict[str, str]:
-    """The mini KB plus one record per table, with ``field`` of ``table`` set to ``value``."""
+def tables_with(table: str, field: str, value: str, quote: bool = True) -> dict[str, str]:
+    """The mini KB plus one record per table, with ``field`` of ``table`` set to ``value`` (as a
+    quoted string, or written as is with ``quote=False``)."""
     texts = {
         **{k: textwrap.dedent(v) for k, v in MINI_TABLES.items()},
         **{k: textwrap.dedent(v) for k, v in RECORDS.items()},
@@ -244,7 +245,7 @@ def tables_with(table: str, field: str, value: str) -> dict[str, str]:
         key = line.strip().removeprefix("- ").split(":", 1)[0]
         if key == field:
             prefix = line[: len(line) - len(line.lstrip())] + ("- " if line.lstrip().startswith("- ") else "")
-            lines[i] = f"{prefix}{field}: {_yaml_str(value)}"
+            lines[i] = f"{prefix}{field}: {_yaml_str(value) if quote else value}"
             break
     else:  # pragma: no cover - the field list below comes from these records
         raise AssertionError(f"{table} has no field {field}")
@@ -323,3 +324,28 @@ def test_payloads_render_inert_or_are_refused(tmp_path, table):
             assert extra == [], (where, extra)
             assert sorted(set(got.urls)) == sorted(set(want.urls)), where
             assert got.live == [], where
+
+
+# Valid YAML, valid types, wrong data (issue 21): each refused at the line of the value.
+WRONG = [
+    ("figures", "value", ".nan"),
+    ("figures", "value", "-.inf"),
+    ("hardware", "hbm_gib", ".inf"),
+    ("hardware", "bf16_tflops", ".NaN"),
+    ("figures", "verified", "2999-01-01"),
+    ("sources", "accessed", "2999-01-01"),
+    ("sources", "published", "2999-01"),
+    ("sources", "published", "2999"),
+    ("sources", "file", "'../../etc/passwd'"),
+    ("sources", "file", "/etc/passwd"),
+    ("sources", "file", "'%2e%2e/secrets.txt'"),
+]
+
+
+@pytest.mark.parametrize(("table", "field", "raw"), WRONG, ids=lambda v: str(v))
+def test_valid_but_wrong_values_are_refused_at_their_line(tmp_path, table, field, raw):
+    texts = tables_with(table, field, raw, quote=False)
+    line = next(n for n, text in enumerate(texts[table].split("\n"), 1) if f"{field}: {raw}" in text)
+    html, problems = render_page(tmp_path, texts)
+    assert html is None
+    assert [(p.path, p.line) for p in problems] == [(f"docs/data/{table}.yml", line)], problems

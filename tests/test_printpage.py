@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from kb.printpage import Section, print_html, relative_url
+from kb.printpage import Section, build_print, print_html, relative_url
 
 
 def attributes(html: str) -> list[tuple[str, str | None]]:
@@ -93,3 +93,26 @@ def test_relative_url_for_folder_and_file_urls():
     assert relative_url("assets/a.svg", "about/print.html") == "../assets/a.svg"
     assert relative_url("reference/x/", "about/print/") == "../../reference/x/"
     assert relative_url("", "about/print/") == "../../"
+
+
+def test_a_section_id_that_the_print_page_already_has_fails_at_that_page():
+    """about/print.md's own heading 'Index' has the id the home page's section gets."""
+    html, problems = build_print([HOME, STEPS], "about/print/", '<h2 id="index">Index</h2>')
+    assert [str(p) for p in problems] == [
+        "docs/index.md:1: on the printable page (about/print.md), id 'index' of this page's section is also an "
+        "id of docs/about/print.md (expected unique ids: rename this page or the heading that makes it)"
+    ]
+    assert 'id="index"' in html  # the fragment is still built; the build fails on the problem
+
+
+def test_an_id_inside_one_section_that_is_another_sections_id_fails():
+    """'a.md' with a heading id 'b__x' and 'a/_b.md' with one 'x' both print as 'a__b__x'."""
+    first = Section("a.md", "a/", "A", '<h2 id="b__x">X</h2>')
+    second = Section("a/_b.md", "a/_b/", "B", '<h2 id="x">X</h2>')
+    problems = build_print([first, second], "about/print/")[1]
+    assert [(p.path, p.line) for p in problems] == [("docs/a/_b.md", 1)]
+    assert "id 'a__b__x' of this page's section is also an id of docs/a.md" in problems[0].message
+
+
+def test_distinct_pages_give_no_problem():
+    assert build_print([HOME, STEPS, GLOSSARY], "about/print/", '<h1 id="print">Print</h1>')[1] == []

@@ -7,6 +7,7 @@ nests values deeply, adds YAML anchors and aliases, and writes hostile strings a
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 from pathlib import Path
@@ -134,3 +135,60 @@ def test_mutated_tables_and_pages_give_problems_never_exceptions(base, tmp_path,
         hooks.on_pre_build(config)  # the hook: raises PluginError with the problems, or passes
     except hooks.PluginError:
         pass
+
+
+# ---- Valid but wrong (issue 21): a value of the right type that names nothing real is refused at
+# its file and line, whatever table, record and spelling it lands in ----
+
+NUMBER_FIELDS = ("value", "hbm_gib", "bf16_tflops")
+DATE_FIELDS = ("verified", "accessed", "published", "measured")
+NON_FINITE = st.sampled_from([float("nan"), float("inf"), -float("inf")])
+FUTURE = st.dates(min_value=dt.date.today() + dt.timedelta(days=2), max_value=dt.date(9999, 12, 31)).map(str)
+
+
+def _cased(word: str) -> st.SearchStrategy[str]:
+    """``word`` in a random mix of cases."""
+    return st.lists(st.booleans(), min_size=len(word), max_size=len(word)).map(
+        lambda ups: "".join(c.upper() if up else c.lower() for c, up in zip(word, ups, strict=True))
+    )
+
+
+SCRIPT_LINKS = st.tuples(
+    _cased("javascript"), st.sampled_from(["", "&#x09;", " "]), st.sampled_from([":", "&#58;"])
+).map(lambda t: f"[x]({t[0][:4]}{t[1].strip() and t[1]}{t[0][4:]}{t[2]}alert(1))")
+NEAR_SHORTCODES = _cased("kb").filter(lambda k: k != "kb").map(lambda k: f"<!-- {k}:table hardware -->")
+
+
+@settings(max_examples=min(EXAMPLES, 10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_valid_but_wrong_values_are_refused_at_their_file_and_line(base, tmp_path, data):
+    root = _fresh(base, tmp_path)
+    name = data.draw(st.sampled_from([n for n in TABLE_FILES if not n.startswith(("benchmarks", "migration_rules"))]))
+    path = root / "docs" / "data" / name
+    records = yaml.safe_load(path.read_text()) or []
+    fields = [(i, k) for i, rec in enumerate(records) for k in rec if k in NUMBER_FIELDS + DATE_FIELDS]
+    if not fields:
+        return
+    i, key = data.draw(st.sampled_from(fields))
+    records[i][key] = data.draw(NON_FINITE if key in NUMBER_FIELDS else FUTURE)
+    path.write_text(yaml.safe_dump(records, allow_unicode=True, sort_keys=False))
+    found = validate_project(root, package=False).problems
+    shown = f"docs/data/{name}"
+    assert any(
+        p.path == shown and p.line > 1 and ("finite number" in p.message or "in the future" in p.message) for p in found
+    ), (name, i, key, [str(p) for p in found])
+
+
+@settings(max_examples=min(EXAMPLES, 10), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_script_links_and_miscased_shortcodes_are_refused_at_their_page_line(base, tmp_path, data):
+    root = _fresh(base, tmp_path)
+    rel = data.draw(st.sampled_from(PAGE_FILES))
+    path = root / "docs" / rel
+    text = path.read_text()
+    line = data.draw(st.one_of(SCRIPT_LINKS, NEAR_SHORTCODES))
+    body = text.rstrip("\n") + "\n\n"
+    path.write_text(body + line + "\n")
+    at = body.count("\n") + 1
+    found = validate_project(root, package=False).problems
+    assert any(p.path == f"docs/{rel}" and p.line == at for p in found), (rel, line, [str(p) for p in found])

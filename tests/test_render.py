@@ -227,3 +227,75 @@ def test_a_renderer_that_fails_is_a_problem_at_the_shortcode_line(kb, monkeypatc
     out, problems = render(kb, "text\n<!-- kb:claim dev -->")
     assert [str(p) for p in problems] == ["docs/migrate/page.md:6: kb:claim: could not render (KeyError: 'ghost')"]
     assert out == "text\n<!-- kb:claim dev -->"
+
+
+@pytest.mark.parametrize(
+    ("shortcode", "message"),
+    [
+        (
+            "figures workload=training,inferense",
+            "filter 'workload=training,inferense': no record of table 'figures' "
+            "has workload 'inferense' (expected one of: hardware, inference, matmul, serving, testing, training)",
+        ),
+        ("figures model=M,m", "filter 'model=M,m': no record of table 'figures' has model 'm' (expected one of: M)"),
+        (
+            "claims topic=device,",
+            "filter 'topic=device,': no record of table 'claims' has topic '' (expected one of: device)",
+        ),
+        (
+            "claims cites=prim,nope",
+            "filter 'cites=prim,nope': no record of table 'claims' has cites 'nope' (expected one of: news, prim)",
+        ),
+        (
+            "claims cites_kind=primary,blog",
+            "filter 'cites_kind=primary,blog': no record of table 'claims' has "
+            "cites_kind 'blog' (expected one of: community, news, primary, vendor-docs)",
+        ),
+        (
+            "figures approx=no",
+            "filter 'approx=no': no record of table 'figures' has approx 'no' (expected one of: false, true)",
+        ),
+    ],
+)
+def test_a_filter_alternative_that_names_no_value_is_an_error(kb, shortcode, message):
+    """One mistyped alternative would match nothing while the others match: the table would look right."""
+    out, problems = render(kb, f"<!-- kb:table {shortcode} -->")
+    assert [str(p) for p in problems] == [f"docs/migrate/page.md:5: kb:table: {message}"]
+
+
+def test_alternatives_that_each_name_a_value_but_match_no_row_together_still_fail(kb):
+    out, problems = render(kb, "<!-- kb:table claims status=corrected topic=device cites=prim,news -->")
+    assert problems == []
+    out, problems = render(kb, "<!-- kb:table figures workload=inference approx=true -->")
+    assert [p.message for p in problems] == [
+        "kb:table: table 'figures' has no record matching 'workload=inference approx=true' (expected at least one)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "<!-- KB:table claims -->",
+        "<!-- Kb:claim dev -->",
+        "<!--kB:figure tput-->",
+        "{{ kb:table claims }}",
+        "{{KB:claim dev}}",
+        "<!-- kb :table claims -->",
+    ],
+)
+def test_a_shortcode_in_another_case_or_form_is_an_error_not_a_silent_comment(kb, written):
+    out, problems = render(kb, f"Intro.\n\nSee {written} here.")
+    assert [
+        (
+            p.line,
+            "is not a shortcode, so it would show nothing (expected '<!-- kb:NAME ... -->', with 'kb:' "
+            "in lower case)" in p.message,
+        )
+        for p in problems
+    ] == [(7, True)]
+    assert out.endswith(f"See {written} here.")
+
+
+def test_a_miscased_shortcode_in_code_is_left_alone(kb):
+    out, problems = render(kb, "`<!-- KB:table claims -->`\n\n```text\n<!-- KB:table claims -->\n```")
+    assert problems == []

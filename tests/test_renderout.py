@@ -62,7 +62,14 @@ def test_every_file_of_docs_is_in_the_rendered_folder(sites):
 @pytest.mark.parametrize("page", PAGES)
 def test_plain_build_of_the_rendered_folder_makes_the_same_pages(sites, page):
     _, plain, hook = sites
-    ours = ARTICLE.search(fix_html((hook / page).read_text("utf-8")))
-    theirs = ARTICLE.search(fix_html((plain / page).read_text("utf-8")))
+    ours = ARTICLE.search(_blank(fix_html((hook / page).read_text("utf-8"))))
+    theirs = ARTICLE.search(_blank(fix_html((plain / page).read_text("utf-8"))))
     assert ours and theirs
     assert ours.group(1) == theirs.group(1)
+
+
+def _blank(html: str) -> str:
+    """Lines of nothing but spaces as empty lines: Python-Markdown drops the indentation of the
+    blank lines in a raw HTML block (the printable handbook is one in the rendered folder), which
+    changes no text a reader sees."""
+    return re.sub(r"(?m)^[ \t]+$", "", html)

@@ -200,3 +200,94 @@ def test_a_scanner_match_names_exactly_one_pattern(tmp_path):
         "docs/data/migration_rules.yml:1: migration_rules[0].match: a match names exactly one of call, attribute, "
         "keyword, imports, detector (got ['call', 'imports'])"
     ) in [str(p) for p in err.value.problems]
+
+
+# ---- Valid but wrong (issue 21): each refused at its line ----
+
+
+def with_value(old: str, new: str, table: str = "figures") -> dict[str, str]:
+    text = textwrap.dedent(MINI_TABLES[table])
+    assert old in text
+    return {table: text.replace(old, new, 1)}
+
+
+@pytest.mark.parametrize(
+    ("value", "read"), [(".nan", "nan"), (".NaN", "nan"), (".inf", "inf"), ("-.inf", "-inf"), ("+.Inf", "inf")]
+)
+def test_a_non_finite_number_is_refused_at_its_line(tmp_path, value, read):
+    data = write_tables(tmp_path / "docs" / "data", **with_value("value: 25700", f"value: {value}"))
+    with pytest.raises(KBError) as err:
+        load_kb(data, shown_root=tmp_path)
+    assert [str(p) for p in err.value.problems] == [
+        f"docs/data/figures.yml:3: figures[0].value: expected a finite number, got number {read}"
+    ]
+
+
+def test_a_non_finite_number_in_a_hardware_row_too(tmp_path):
+    data = write_tables(tmp_path / "docs" / "data", **with_value("hbm_gib: 192", "hbm_gib: .inf", "hardware"))
+    with pytest.raises(KBError) as err:
+        load_kb(data, shown_root=tmp_path)
+    assert [(p.line, "expected a finite number" in p.message) for p in err.value.problems] == [(3, True)]
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "where"),
+    [
+        ("verified: 2026-11-01", "verified: 2026-11-30", 12, "figures[0].verified"),
+        ("accessed: 2026-11-01", "accessed: 2026-11-30", 6, "sources[0].accessed"),
+        ("published: 2026-10", "published: 2026-12", 5, "sources[0].published"),
+        ("published: 2026-10", "published: 2027", 5, "sources[0].published"),
+    ],
+)
+def test_a_date_after_today_is_refused_at_its_line(tmp_path, old, new, line, where):
+    table = "figures" if where.startswith("figures") else "sources"
+    found = problems(tmp_path, **with_value(old, new, table))
+    value = new.split(": ")[1]
+    assert found == [f"docs/data/{table}.yml:{line}: {where}: {value} is in the future (expected a date up to {TODAY})"]
+
+
+def test_today_itself_and_this_month_are_not_the_future(tmp_path):
+    assert problems(tmp_path, **with_value("published: 2026-10", "published: 2026-11", "sources")) == []
+    assert problems(tmp_path, **with_value("verified: 2026-11-01", f"verified: {TODAY}")) == []
+
+
+def test_the_build_date_is_the_clock_not_a_constant(tmp_path, monkeypatch):
+    """The clock is faked: the same row passes on one day and fails the day before its date."""
+    import kb.validate
+
+    data = write_tables(tmp_path / "docs" / "data", **with_value("verified: 2026-11-01", "verified: 2030-05-05"))
+    kb_ = load_kb(data, shown_root=tmp_path)
+    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2030, 5, 5))
+    assert validate_kb(kb_) == []
+    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2030, 5, 4))
+    assert [p.message for p in validate_kb(kb_)] == [
+        "figures[0].verified: 2030-05-05 is in the future (expected a date up to 2030-05-04)"
+    ]
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/etc/passwd",
+        "../outside.txt",
+        "seeds/../../x.txt",
+        "%2e%2e/x.txt",
+        "~/notes.txt",
+        "file:///etc/passwd",
+        "C:\\x.txt",
+        "..\\x.txt",
+        "link/escape.txt",
+    ],
+)
+def test_a_file_source_outside_the_project_is_refused(tmp_path, value):
+    (tmp_path / "link").symlink_to("/tmp")
+    found = problems(tmp_path, **with_value("file: seeds/x.txt", f"file: '{value}'", "sources"))
+    assert found == [
+        f"docs/data/sources.yml:14: sources[1].file: {value!r} points outside the project (expected a path "
+        "inside the project folder, without '..', not absolute and not through a symlink that leads out)"
+    ]
+
+
+@pytest.mark.parametrize("value", ["seeds/x.txt", "notes/a..b.txt", "code excerpt: a test (repository path unknown)"])
+def test_a_file_source_inside_the_project_or_a_description_passes(tmp_path, value):
+    assert problems(tmp_path, **with_value("file: seeds/x.txt", f"file: '{value}'", "sources")) == []

@@ -18,7 +18,7 @@ from typing import Any
 
 from .errors import Problem, format_problems
 from .pages import split_front_matter
-from .printpage import PRINT_PAGE, Section, print_html
+from .printpage import PRINT_PAGE, Section, build_print
 from .project import Project, built_sources, validate_project
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from .yamlload import YAMLProblem, decode
@@ -131,9 +131,11 @@ def print_sections(pages: list[Any]) -> list[Section]:
     ]
 
 
-def printable(pages: list[Any], print_url: str) -> str:
-    """The printable handbook's HTML, on a line of its own as Markdown puts a raw HTML block."""
-    return "\n" + print_html(print_sections(pages), print_url)
+def printable(pages: list[Any], print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
+    """The printable handbook's HTML, on a line of its own as Markdown puts a raw HTML block, and
+    a problem for each id it would repeat (``own_html``: the print page's own content)."""
+    html, problems = build_print(print_sections(pages), print_url, own_html)
+    return "\n" + html, problems
 
 
 def _source_of(uri: str, source: str | None) -> tuple[str, int]:

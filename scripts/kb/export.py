@@ -63,8 +63,9 @@ def kb_schema() -> dict[str, Any]:
 
 
 def dumps(value: object) -> str:
-    """Deterministic JSON: sorted keys, ASCII only, and no raw < > & (written as \\u escapes)."""
-    text = json.dumps(value, sort_keys=True, ensure_ascii=True, indent=1) + "\n"
+    """Deterministic JSON: sorted keys, ASCII only, no raw < > & (written as \\u escapes), and
+    ValueError for NaN or infinity, which JSON has no spelling for (the schema refuses them first)."""
+    text = json.dumps(value, sort_keys=True, ensure_ascii=True, indent=1, allow_nan=False) + "\n"
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

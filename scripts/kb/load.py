@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeGuard, TypeVar
@@ -125,17 +126,31 @@ def read_kb(data_dir: Path, shown_root: Path | None = None) -> tuple[KB, list[Pr
             records, found = load_table(name, path, shown)
             kb.tables[name] += records
             problems += found
-    for path in sorted(data_dir.glob("*.y*ml")):
-        if path.name.split(".")[0] not in TABLES or path.suffix != ".yml":
-            problems.append(
-                Problem(
-                    _shown(path, shown_root),
-                    1,
-                    f"unknown table file '{path.name}' (expected <table>.yml or <table>.<part>.yml, "
-                    f"table one of: {', '.join(TABLES)})",
-                )
-            )
+    problems += _unread_tables(data_dir, shown_root)
     return kb, sorted(set(problems))
+
+
+_YAML_NAME = re.compile(r"\.ya?ml(?:$|[^a-z0-9])", re.I)  # claims.yaml, Claims.YML, claims.yml.bak
+
+
+def _unread_tables(data_dir: Path, shown_root: Path) -> list[Problem]:
+    """A YAML file under docs/data/ that the loader would never read: in a subfolder, or named
+    other than <table>.yml and <table>.<part>.yml (another case, .yaml, a backup suffix)."""
+    problems = []
+    for path in sorted(data_dir.rglob("*")):
+        if not _YAML_NAME.search(path.name) or path.is_dir():
+            continue
+        table, _, rest = path.name.partition(".")
+        expected = f"expected docs/data/<table>.yml or <table>.<part>.yml, table one of: {', '.join(TABLES)}"
+        if path.parent != data_dir:
+            rel = one_line(path.relative_to(data_dir).as_posix())
+            msg = f"table file '{rel}' is in a subfolder of docs/data/, which the loader never reads ({expected})"
+        elif table in TABLES and (rest == "yml" or rest.endswith(".yml")):
+            continue  # read above
+        else:
+            msg = f"unknown table file '{one_line(path.name)}', which the loader never reads ({expected})"
+        problems.append(Problem(_shown(path, shown_root), 1, msg))
+    return problems
 
 
 def load_table(name: str, path: Path, shown: str) -> tuple[list[Record[Model]], list[Problem]]:

@@ -3,6 +3,7 @@ links and anchors between pages, images, and external URLs (each must be a regis
 
 from __future__ import annotations
 
+import datetime as dt
 import html
 import posixpath
 import re
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from . import validate
 from .errors import Problem
 from .load import KB, Record
 from .mdscan import code_mask, prose_lines
@@ -79,6 +81,14 @@ def split_front_matter(text: str, shown: str) -> tuple[dict[str, Any], str, int,
                 f"'reviewed: {reviewed}' is not an ISO date (expected YYYY-MM-DD)",
             )
         )
+    elif (today := validate.build_date()) < dt.date.fromisoformat(reviewed):
+        problems.append(
+            Problem(
+                shown,
+                located.line(("reviewed",)) + 1,
+                f"'reviewed: {reviewed}' is in the future (expected a date up to {today})",
+            )
+        )
     return meta, text[m.end() :], body_line, problems
 
 
@@ -113,8 +123,6 @@ def _front_matter_fields(meta: dict[str, object], located: Located, shown: str) 
 
 
 def _real_date(value: str) -> bool:
-    import datetime as dt
-
     try:
         dt.date.fromisoformat(value)
         return True
@@ -159,6 +167,84 @@ def page_anchors(markdown: str) -> set[str]:
     return anchors
 
 
+_ANY_ATTR_ID = re.compile(r"\{[^}]*#([\w-]+)[^}]*\}")
+
+
+def _line_ids(line: str, auto: set[str]) -> list[tuple[str, str]]:
+    """The ids one prose line gives its page, each with what gives it (for messages)."""
+    found: list[tuple[str, str]] = []
+    h = _HEADING.match(line)
+    rest = line
+    if h:
+        title = h.group(2).rstrip().rstrip("#").rstrip()
+        explicit = _ATTR_ID.search(title)
+        if explicit:
+            found.append((explicit.group(1), "the heading's {#id}"))
+        else:
+            slug = base = slugify(heading_text(title))
+            n = 1
+            while slug in auto:  # toc numbers repeated heading slugs (_1, _2): those never clash
+                slug, n = f"{base}_{n}", n + 1
+            auto.add(slug)
+            found.append((slug, "the heading's own id"))
+        rest = ""
+    found += [(m, "an attr_list {#id}") for m in _ANY_ATTR_ID.findall(rest)]
+    found += [(m, "an HTML id=") for m in _RAW_ID.findall(line)]
+    return found
+
+
+def duplicate_ids(page: Page) -> list[Problem]:
+    """An id given twice on a page (two headings with one {#id}, an attr_list or HTML id equal to
+    a heading's), at the line of the second. Shortcode output is left out: its ids are the KB's."""
+    first: dict[str, tuple[int, str]] = {}
+    auto: set[str] = set()
+    problems = []
+    for n, line in prose_lines(page.body):
+        if "<!--" in line and "kb:" in line:
+            continue
+        lineno = page.body_line + n
+        for value, what in _line_ids(re.sub(r"(`+).+?\1", "", line), auto):
+            if value in first:
+                at, was = first[value]
+                problems.append(
+                    Problem(
+                        page.shown,
+                        lineno,
+                        f"id '{value}' ({what}) is already the id of line {at} ({was}) "
+                        f"(expected each id once on a page: a link to #{value} reaches only the first)",
+                    )
+                )
+            else:
+                first[value] = (lineno, what)
+    return problems
+
+
+_LINK_DEF = re.compile(r"^\s{0,3}\[[^\]]{1,500}\]:\s*<?(\S{1,2000}?)>?(?:\s|$)")
+_UNQUOTED = re.compile(r"""\b(?:href|src|action|formaction|xlink:href)\s*=\s*([^\s"'>]+)""", re.I)
+_SCRIPT_SCHEME = re.compile(r"^(javascript|vbscript):", re.I)
+
+
+def script_links(line: str, lineno: int, shown: str) -> list[Problem]:
+    """A link that runs script (javascript:, vbscript:, in any case, with entities or whitespace
+    inside): a Markdown link, a link definition or an unquoted HTML attribute (quoted ones are
+    checked with the other raw HTML links)."""
+    targets = [t for _img, t in _MD_LINK.findall(line)] + _LINK_DEF.findall(line) + _UNQUOTED.findall(line)
+    problems = []
+    for target in targets:
+        plain = re.sub(r"[\s\x00-\x20]", "", html.unescape(target))
+        m = _SCRIPT_SCHEME.match(plain)
+        if m:
+            problems.append(
+                Problem(
+                    shown,
+                    lineno,
+                    f"link {target!r} runs script (a {m.group(1).lower()}: URL) "
+                    "(expected a link to a page, a file or an https source)",
+                )
+            )
+    return problems
+
+
 def load_pages(docs: Path, kb: KB, shown_root: Path) -> tuple[list[Page], list[Problem]]:
     """Read and render every page under ``docs``."""
     pages, problems = [], []
@@ -187,15 +273,17 @@ def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
     problems: list[Problem] = []
     snippets = docs.parent / "snippets"
     for page in pages:
+        problems += duplicate_ids(page)
         lines = page.body.split("\n")
         for n, (line, is_code) in enumerate(zip(lines, code_mask(lines), strict=True)):
             lineno = page.body_line + n
             if "8<" in line:
                 problems += _snippet(line, lineno, page, snippets)
             problems += _external(line, lineno, page, urls)
-            if is_code or ("](" not in line and "<" not in line):
+            if is_code or ("](" not in line and "<" not in line and "]:" not in line and "=" not in line):
                 continue
             code_free = re.sub(r"(`+).+?\1", "", line)
+            problems += script_links(code_free, lineno, page.shown)
             for _img, target in _MD_LINK.findall(code_free):
                 problems += _internal(target, lineno, page, by_uri, docs)
             for raw in _HTML_REF.findall(code_free):

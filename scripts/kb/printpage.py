@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from html import unescape
 from urllib.parse import urljoin, urlsplit
 
+from .errors import Problem
 from .escape import html_attr, md_text
 
 PRINT_PAGE = "about/print.md"  # the page the printable handbook is appended to
@@ -41,6 +42,14 @@ def prefix_of(src_uri: str) -> str:
 
 def print_html(sections: list[Section], print_url: str) -> str:
     """The sections as one HTML fragment, for a page at ``print_url``."""
+    return build_print(sections, print_url)[0]
+
+
+def build_print(sections: list[Section], print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
+    """The sections as one HTML fragment, and a problem for each id it would repeat: a section's
+    id or an id in it that is already an id of the print page (``own_html``) or of an earlier
+    section. The problem is at the page whose section repeats it (line 1: its file name or a
+    heading of it makes the id)."""
     prefixes: dict[str, str] = {}
     targets: dict[str, str] = {}  # a site-relative page URL (each spelling) -> its section's prefix
     for section in sections:
@@ -52,12 +61,37 @@ def print_html(sections: list[Section], print_url: str) -> str:
         for spelling in _spellings(section.url):
             targets.setdefault(spelling, prefix)
     parts = []
+    owners = {value: PRINT_PAGE for value in _OWN_ID.findall(own_html)}
+    problems: list[Problem] = []
     for section in sections:
         prefix = prefixes[section.src_uri]
-        body = _Rewriter(prefix, section.url, print_url, targets).rewrite(section.html)
+        rewriter = _Rewriter(prefix, section.url, print_url, targets)
+        body = rewriter.rewrite(section.html)
         heading = "" if re.match(r"\s*<h1[\s>]", body) else f"<h1>{md_text(section.title)}</h1>\n"
         parts.append(f'<section class="kb-print-page" id="{html_attr(prefix)}">\n{heading}{body}\n</section>')
-    return "\n".join(parts)
+        problems += _repeated(section.src_uri, [prefix, *rewriter.ids], owners)
+    return "\n".join(parts), problems
+
+
+_OWN_ID = re.compile(r"""\sid\s*=\s*["']([^"']+)["']""")
+
+
+def _repeated(src_uri: str, ids: list[str], owners: dict[str, str]) -> list[Problem]:
+    """The ids of one section that an earlier part of the print page already has (once each)."""
+    problems = []
+    for value in dict.fromkeys(ids):
+        if value in owners:
+            problems.append(
+                Problem(
+                    f"docs/{src_uri}",
+                    1,
+                    f"on the printable page ({PRINT_PAGE}), id '{value}' of this page's section is also an id "
+                    f"of docs/{owners[value]} (expected unique ids: rename this page or the heading that makes it)",
+                )
+            )
+        else:
+            owners[value] = src_uri
+    return problems
 
 
 def _spellings(url: str) -> list[str]:
@@ -91,6 +125,7 @@ class _Rewriter:
 
     def __init__(self, prefix: str, url: str, print_url: str, targets: dict[str, str]) -> None:
         self.prefix, self.url, self.print_url, self.targets = prefix, url, print_url, targets
+        self.ids: list[str] = []  # the id attributes written, in order
 
     def rewrite(self, html: str) -> str:
         return _START_TAG.sub(self._tag, html)
@@ -108,6 +143,8 @@ class _Rewriter:
         value = unescape(raw[1:-1] if raw[0] in "\"'" else raw)
         if name in _ID_ATTRS or name == "name":
             value = self._id(value)
+            if name == "id":
+                self.ids.append(value)
         elif name in _ID_LISTS:
             value = " ".join(self._id(v) for v in value.split())
         else:

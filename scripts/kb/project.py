@@ -7,6 +7,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .allowlist import check_scripts
 from .editlinks import check_environment
 from .errors import Problem
 from .files import scan_project
@@ -80,18 +81,7 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     except Exception as exc:  # a bug in a check must not become a traceback
         project.problems.append(_crash(exc, "docs"))
     project.problems += _check_nav(root, pages, scan.problems)
-    try:
-        project.problems += check_tags(root, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
-    except Exception as exc:  # a bug in a check must not become a traceback
-        project.problems.append(_crash(exc, "mkdocs.yml"))
-    if not any(p.path == "mkdocs.yml" for p in scan.problems):  # else never read (a FIFO, too large)
-        try:
-            project.problems += check_environment(os.environ, root)
-            found, notes = check_urls(root, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
-            project.problems += found
-            project.notes += notes
-        except Exception as exc:  # a bug in a check must not become a traceback
-            project.problems.append(_crash(exc, "mkdocs.yml"))
+    _check_config(project, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
     project.pages = {p.src_uri: p for p in pages}
     if ready:
         project.kb = kb
@@ -99,6 +89,26 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
             project.problems += check_package(project, wheel)
     project.problems = sorted(set(project.problems))
     return project
+
+
+def _check_config(project: Project, pages: list[Page], unreadable: bool) -> None:
+    """The checks that read mkdocs.yml: tags, settings, scripts and the published URLs (none when
+    the file scan found mkdocs.yml unsafe to read: a FIFO, too large)."""
+    root = project.root
+    try:
+        project.problems += check_tags(root, pages, unreadable)
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "mkdocs.yml"))
+    if unreadable:
+        return
+    try:
+        project.problems += check_environment(root)
+        project.problems += check_scripts(root)
+        found, notes = check_urls(root, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
+        project.problems += found
+        project.notes += notes
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "mkdocs.yml"))
 
 
 # Pages are read by regular expressions (here, in pages.py and in render.py) some of which take

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from html import unescape as html_unescape
-from typing import TYPE_CHECKING, Any, Callable, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, get_args, get_origin
 
 from . import benchrender, charts
 from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
@@ -38,6 +38,7 @@ from .schema import (
     Model,
     Source,
     Sourced,
+    SourceKind,
     Term,
 )
 
@@ -196,6 +197,7 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
     for key in filters:
         if key not in allowed:
             raise ShortcodeError(f"unknown filter '{key}' for table '{table}' (expected one of: {', '.join(allowed)})")
+    _check_alternatives(kb, table, filters)
     sources = kb.index("sources")
     out = []
     for rec in kb.tables[table]:
@@ -214,6 +216,43 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
     if not out:
         shown = " ".join(f"{k}={v}" for k, v in filters.items())
         raise ShortcodeError(f"table '{table}' has no record matching '{shown}' (expected at least one)")
+    return out
+
+
+def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
+    """Each alternative of a filter names a value the field takes in some record of ``table``
+    (a mistyped one would silently match nothing while the others match)."""
+    for key, want in filters.items():
+        if key == "cites_kind":
+            taken = set(get_args(SourceKind))
+        else:
+            taken = _declared(table, key)
+            for rec in kb.tables[table]:
+                value = _field_value(rec, key)
+                taken.update(_fmt_filter(v) for v in (value if isinstance(value, list) else [value]))
+        for option in want.split(","):
+            if option not in taken:
+                known = sorted(taken - {"None"})
+                shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
+                raise ShortcodeError(
+                    f"filter '{key}={want}': no record of table '{table}' has {key} '{option}' "
+                    f"(expected one of: {shown or 'no value'})"
+                )
+
+
+def _declared(table: str, key: str) -> set[str]:
+    """The values a field's type allows when it lists them (a Literal, a boolean), as filters spell them."""
+    model = TABLES[table]
+    info = model.model_fields.get(key)
+    if info is None and "conditions" in model.model_fields:
+        info = Conditions.model_fields.get(key)
+    ann = info.annotation if info is not None else None
+    out: set[str] = set()
+    for arg in (ann, *get_args(ann)):
+        if get_origin(arg) is Literal:
+            out |= {_fmt_filter(a) for a in get_args(arg)}
+        elif arg is bool:
+            out |= {"true", "false"}
     return out
 
 
@@ -766,7 +805,29 @@ def render_markdown(markdown: str, ctx: Ctx, shown: str, first_line: int = 1) ->
     for n, line in prose_lines(markdown):
         if "kb:" in line:
             lines[n] = _render_line(line, ctx, shown, first_line + n, problems)
+        if ":" in line and _NEAR_SHORTCODE.search(line):
+            problems += _near_shortcodes(line, shown, first_line + n)
     return "\n".join(lines), problems
+
+
+# What a writer may mean as a shortcode but isn't one: the prefix in another case (<!-- KB:table -->,
+# <!-- Kb:claim -->), or a template's braces ({{ kb:table }}). Left as is, each would vanish silently.
+_NEAR_SHORTCODE = re.compile(r"<!--\s*(?!kb:)[kK][bB]\s*:|\{\{\s*[kK][bB]\s*:|<!--\s*kb\s+:")
+
+
+def _near_shortcodes(line: str, shown: str, lineno: int) -> list[Problem]:
+    problems = []
+    for m in _NEAR_SHORTCODE.finditer(_INLINE_CODE.sub(lambda c: " " * len(c.group(0)), line)):
+        written = m.group(0)
+        problems.append(
+            Problem(
+                shown,
+                lineno,
+                f"{written!r} is not a shortcode, so it would show nothing (expected '<!-- kb:NAME ... -->', "
+                "with 'kb:' in lower case)",
+            )
+        )
+    return problems
 
 
 def _render_line(line: str, ctx: Ctx, shown: str, lineno: int, problems: list[Problem]) -> str:

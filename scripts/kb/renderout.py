@@ -81,7 +81,7 @@ def _printable(out: Path) -> str:
     class Capture(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
         def on_page_context(self, context: Any, *, page: Any, config: Any, nav: Any) -> Any:
             if page.file.src_uri == PRINT_PAGE:
-                captured["html"] = printable(nav.pages, page.url)
+                captured["html"] = printable(nav.pages, page.url)[0]
             return context
 
     with tempfile.TemporaryDirectory() as site, _cwd(out):

@@ -96,7 +96,8 @@ Text = Annotated[str, Field(min_length=1)]
 class Model(BaseModel):
     # defer_build: each model builds its validator when first used, so a command that reads one
     # table (the scanner reads the rules) does not pay for every table's at import.
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True)
+    # allow_inf_nan=False: YAML's .nan and .inf are numbers, but no figure is one (and JSON has none).
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, defer_build=True, allow_inf_nan=False)
 
 
 class Noted(Model):

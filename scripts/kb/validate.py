@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import re
+from pathlib import Path
+from urllib.parse import unquote
 
 from .errors import Problem
 from .load import KB, Record, is_row
 from .schema import PRIMARY_KINDS, MigrationRule, Model, Source, Sourced
 
 
+def build_date() -> dt.date:
+    """The date at build time, for the checks that refuse a date in the future (tests replace it)."""
+    return dt.date.today()
+
+
 def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     """Every cross-record problem in the KB, unsorted."""
-    today = today or dt.date.today()
+    today = today or build_date()
     problems: list[Problem] = []
     problems += _unique_ids(kb)
     sources = kb.index("sources")
@@ -21,9 +30,9 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
             problems += _refs(rec, sources, cited)
             if is_row(rec, Sourced):
                 problems += _status(rec, sources)
-            problems += _verified(rec, today)
+            problems += _dates(rec, today)
     problems += _rules(kb)
-    problems += _sources(kb, cited, today)
+    problems += _sources(kb, cited)
     return problems
 
 
@@ -116,17 +125,26 @@ def _status(rec: Record[Sourced], sources: dict[str, Record[Model]]) -> list[Pro
     return []
 
 
-def _verified(rec: Record[Model], today: dt.date) -> list[Problem]:
-    verified = getattr(rec.model, "verified", None)
-    if verified is not None and verified > today:
-        return [
-            Problem(
-                rec.path,
-                rec.line_of("verified"),
-                f"{rec.where('verified')}: {verified} is in the future (expected a date up to {today})",
+DATE_FIELDS = ("verified", "accessed", "measured", "published")  # published may be YYYY or YYYY-MM
+
+
+def _dates(rec: Record[Model], today: dt.date) -> list[Problem]:
+    """Every date of a record is on or before ``today``; a partial date counts from its first day."""
+    problems = []
+    for key in DATE_FIELDS:
+        value = getattr(rec.model, key, None)
+        if value is None:
+            continue
+        first = value if isinstance(value, dt.date) else _first_day(str(value))
+        if first is not None and first > today:
+            problems.append(
+                Problem(
+                    rec.path,
+                    rec.line_of(key),
+                    f"{rec.where(key)}: {value} is in the future (expected a date up to {today})",
+                )
             )
-        ]
-    return []
+    return problems
 
 
 def _rules(kb: KB) -> list[Problem]:
@@ -156,8 +174,9 @@ def _rules(kb: KB) -> list[Problem]:
     return problems
 
 
-def _sources(kb: KB, cited: set[str], today: dt.date) -> list[Problem]:
-    """Each source is cited, can be found (url or file) and was not accessed in the future."""
+def _sources(kb: KB, cited: set[str]) -> list[Problem]:
+    """Each source is cited, can be found (url or file), and its file stays inside the project
+    (its dates are checked with every record's, in ``_dates``)."""
     problems: list[Problem] = []
     for rec in kb.rows("sources", Source):
         if rec.id not in cited:
@@ -178,12 +197,43 @@ def _sources(kb: KB, cited: set[str], today: dt.date) -> list[Problem]:
                     "(expected one of them, so a reader can find it)",
                 )
             )
-        if rec.model.accessed > today:
-            problems.append(
-                Problem(
-                    rec.path,
-                    rec.line_of("accessed"),
-                    f"{rec.where('accessed')}: {rec.model.accessed} is in the future (expected a date up to {today})",
-                )
-            )
+        problems += _source_file(rec, kb.root.parent.parent)
     return problems
+
+
+def _first_day(value: str) -> dt.date | None:
+    parts = [int(p) for p in value.split("-")] + [1, 1]
+    try:
+        return dt.date(parts[0], parts[1], parts[2])
+    except ValueError:
+        return None  # the schema reports a date that isn't one
+
+
+# A file: value with a space describes where an excerpt came from ('code excerpt: ... (repository
+# path unknown)'), unless it starts the way a path outside the project does.
+_OUTSIDE = re.compile(r"\s*(?:[/\\~]|\.\.|file:|[A-Za-z]:)", re.I)
+
+
+def _source_file(rec: Record[Source], root: Path) -> list[Problem]:
+    """A source's ``file:`` path stays inside the project: not absolute, no '..', no symlink out."""
+    value = rec.model.file
+    if value is None:
+        return []
+    path = unquote(value).strip()
+    if re.search(r"\s", path) and not _OUTSIDE.match(path):
+        return []
+    outside = (
+        _OUTSIDE.match(path) is not None
+        or ".." in re.split(r"[/\\]", path)
+        or not Path(os.path.realpath(root / path)).is_relative_to(os.path.realpath(root))
+    )
+    if not outside:
+        return []
+    return [
+        Problem(
+            rec.path,
+            rec.line_of("file"),
+            f"{rec.where('file')}: {value!r} points outside the project (expected a path inside the project "
+            "folder, without '..', not absolute and not through a symlink that leads out)",
+        )
+    ]
