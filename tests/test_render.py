@@ -40,7 +40,7 @@ def test_table_with_filter_renders_markdown_rows(kb):
     out, problems = render(kb, "<!-- kb:table claims status=corrected -->")
     assert problems == []
     rows = [line for line in out.splitlines() if line.startswith("| ")]
-    assert rows[0] == "| Fact | Status | Sources |"
+    assert rows[0] == "| Fact | Evidence |"
     assert len(rows) == 3 and 'id="claim-wrong"' in rows[2]
     assert "Reported: The report says xla." in rows[2]
 
@@ -78,7 +78,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:undocumented, kb:review-queue, "
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:env-summary, kb:undocumented, kb:review-queue, "
         "kb:bench, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "

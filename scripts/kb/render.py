@@ -232,10 +232,36 @@ def _fmt_filter(value: object) -> str:
 # ---- Tables ----
 
 
+_CODE = re.compile(r"<code>(.*?)</code>")
+_BREAK_AFTER = re.compile(r"([._])(?=[^\s._])")
+_WBR = r"\1<wbr>"
+
+
+def _cell_code(cell: str) -> str:
+    """Code in a table cell, one ``kb-tok`` span per space-separated token: kb.css keeps a token on
+    one line, and on a phone lets a long one break only after a dot or an underscore (``<wbr>``)."""
+
+    def tokens(m: re.Match[str]) -> str:
+        toks = [f'<span class="kb-tok">{_BREAK_AFTER.sub(_WBR, t)}</span>' if t else t for t in m[1].split(" ")]
+        return "<code>" + " ".join(toks) + "</code>"
+
+    return _CODE.sub(tokens, cell)
+
+
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(cell or "&nbsp;" for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(_cell_code(cell) or "&nbsp;" for cell in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def _kb_table(name: str, header: list[str], rows: list[list[str]]) -> str:
+    """A KB table in a ``kb-table`` block. Every cell after the first carries its column's name,
+    hidden on wide screens; on a phone kb.css shows each row as a card with these labels."""
+    labelled = [
+        [cell if i == 0 or not cell else f'<span class="kb-label">{header[i]}:</span> {cell}' for i, cell in enumerate(row)]
+        for row in rows
+    ]
+    return f'\n\n<div class="kb-table kb-table--{attr(name)}" markdown>\n\n{_md_table(header, labelled)}\n\n</div>\n\n'
 
 
 def _anchor(prefix: str, rec: Record[Model]) -> str:
@@ -274,6 +300,16 @@ def _lead(prefix: str, name: str, bold: bool = True, note: str | None = None) ->
 
 def _status(ctx: Ctx, r: Record[Sourced]) -> str:
     return badge(ctx, r.model.status) + outdated(r)
+
+
+def _evidence(ctx: Ctx, r: Record[Sourced]) -> str:
+    """Status and sources in one cell: the badge, then the source links under it."""
+    return f"{_status(ctx, r)}<br>{source_links(ctx, r)}"
+
+
+def _limit_area(ctx: Ctx, r: Record[Limit]) -> str:
+    """The area, linked to the limit's own section (kb:limit), which gives the details and sources."""
+    return f"[**{text(r.model.area)}**](#limit-{attr(r.id)})"
 
 
 def _source_title(ctx: Ctx, r: Record[Source]) -> str:
@@ -369,7 +405,7 @@ def _cells(*pairs: tuple[str, str]) -> list[Column]:
     return [Column(header, _f(name)) for header, name in pairs]
 
 
-STATUS_AND_SOURCES = [Column("Status", _typed(Sourced, _status)), Column("Sources", _typed(Sourced, source_links))]
+STATUS_AND_SOURCES = [Column("Evidence", _typed(Sourced, _evidence))]
 COLUMNS: dict[str, list[Column]] = {
     "sources": [
         Column("Source", _typed(Source, _source_title)),
@@ -391,11 +427,11 @@ COLUMNS: dict[str, list[Column]] = {
         *_cells(("Behaviour", "behaviour"), ("Cost", "cost"), ("Use when", "use_when")),
         *STATUS_AND_SOURCES,
     ],
+    # An overview: what each limit means, its workaround and its sources are in its own section.
     "limits": [
-        Column("Area", _lead("limit", "area")),
-        *_cells(("Limit", "limit"), ("What it means", "impact"), ("Workaround today", "workaround")),
-        *_cells(("Roadmap", "roadmap")),
-        *STATUS_AND_SOURCES,
+        Column("Area", _typed(Limit, _limit_area)),
+        *_cells(("Limit", "limit"), ("Roadmap", "roadmap")),
+        Column("Status", _typed(Sourced, _status)),
     ],
     "env_vars": [
         Column("Variable", _typed(EnvVar, _env_name)),
@@ -490,7 +526,7 @@ def _record(ctx: Ctx, table: str, record_id: str) -> Record[Model]:
 def sc_table(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     table = _one(pos, "table name")
     header, rows = table_rows(ctx, table, select(ctx.kb, table, kw))
-    return "\n\n" + _md_table(header, rows) + "\n\n"
+    return _kb_table(table, header, rows)
 
 
 def sc_figure(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -531,9 +567,11 @@ def _status_line(ctx: Ctx, rec: Record[Sourced]) -> str:
     return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"
 
 
-def _labelled(ctx: Ctx, rec: Record[Sourced], rows: list[tuple[str, str]]) -> str:
-    """One paragraph per (label, field); the last one ends with the status and sources."""
+def _labelled(ctx: Ctx, rec: Record[Sourced], rows: list[tuple[str, str]], anchor: str = "") -> str:
+    """One paragraph per (label, field), the first after ``anchor``; the last one ends with the
+    status and sources."""
     lines = [f"**{label}** {text(getattr(rec.model, name))}" for label, name in rows]
+    lines[0] = anchor + lines[0]
     lines[-1] += f" · {_status_line(ctx, rec)}"
     return _paragraphs(*lines)
 
@@ -550,6 +588,7 @@ def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
             ("Workaround today.", "workaround"),
             ("Roadmap.", "roadmap"),
         ],
+        _anchor("limit", rec),
     )
 
 
@@ -598,6 +637,32 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
             )
         )
     return "".join(blocks)
+
+
+ENV_PAGE = "reference/environment-variables.md"
+
+
+def sc_env_summary(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """The current names at a glance, each linked to its entry, then the outdated spellings apart."""
+    if pos:
+        raise ShortcodeError("env-summary takes no table name")
+    _no_kw(kw)
+    current, old = [], []
+    for rec in select_rows(ctx.kb, "env_vars", EnvVar, {}):
+        v = rec.model
+        name = f"[<code>{md_text(v.name)}</code>]({ctx.link(f'{ENV_PAGE}#env-{rec.id}')})"
+        group = f"[{md_text(v.group.replace('-', ' '))}]({ctx.link(f'{ENV_PAGE}#{v.group}')})"
+        if v.spelling == "outdated":
+            old.append([name, f"<code>{text(v.current or '?')}</code>", text(v.default)])
+        else:
+            current.append([name, md_text(v.read_by), group])
+    parts = [_kb_table("env-summary", ["Variable", "Read by", "Section"], current)]
+    if old:
+        parts.append(
+            "Outdated spellings, kept apart: never use them in new code."
+            + _kb_table("env-outdated", ["Outdated spelling", "Use instead", "Default"], old)
+        )
+    return "".join(parts)
 
 
 def error_heading(entry: ErrorEntry) -> str:
@@ -750,6 +815,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "chart": sc_chart,
     "corrections": sc_corrections,
     "entries": sc_entries,
+    "env-summary": sc_env_summary,
     "undocumented": sc_undocumented,
     "review-queue": sc_review_queue,
     "bench": sc_bench,
