@@ -31,6 +31,26 @@ def test_figure_has_value_unit_vendor_label_status_and_source(kb):
     assert out.endswith(" today.")
 
 
+def test_table_cells_carry_their_column_label_and_keep_code_tokens_whole(kb):
+    out, problems = render(kb, "<!-- kb:table claims status=corrected -->")
+    assert problems == []
+    assert '<div class="kb-table kb-table--claims" markdown>' in out and out.rstrip().endswith("</div>")
+    row = [line for line in out.splitlines() if 'id="claim-wrong"' in line][0]
+    first, evidence = row.strip("| ").split(" | ")
+    assert "kb-label" not in first and evidence.startswith('<span class="kb-label">Evidence:</span> [corrected]')
+
+
+def test_code_in_cells_breaks_only_at_spaces_and_after_dots_and_underscores():
+    from kb.render import _cell_code
+
+    out = _cell_code("run <code>torchrun --nproc_per_node=N a.py</code>")
+    tok = '<span class="kb-tok">{}</span>'.format
+    assert out == (
+        f"run <code>{tok('torchrun')} {tok('--nproc_')}<wbr>{tok('per_')}<wbr>{tok('node=N')} "
+        f"{tok('a.')}<wbr>{tok('py')}</code>"
+    )
+
+
 def test_links_are_relative_to_the_page(kb):
     out, _ = render(kb, "<!-- kb:claim dev -->", src="index.md")
     assert "(reference/sources.md#src-prim" in out and "(about/conventions.md#status-confirmed)" in out

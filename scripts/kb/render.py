@@ -233,19 +233,19 @@ def _fmt_filter(value: object) -> str:
 
 
 _CODE = re.compile(r"<code>(.*?)</code>")
-_BREAK_AFTER = re.compile(r"([._])(?=[^\s._])")
-_WBR = r"\1<wbr>"
+_PIECE = re.compile(r"[^._]*(?:[._]+|$)")
 
 
 def _cell_code(cell: str) -> str:
-    """Code in a table cell, one ``kb-tok`` span per space-separated token: kb.css keeps a token on
-    one line, and on a phone lets a long one break only after a dot or an underscore (``<wbr>``)."""
+    """Code in a table cell, as unbreakable ``kb-tok`` pieces that end after a dot or an
+    underscore, joined by ``<wbr>``: a name breaks only there or at a space, never inside a word or
+    after the hyphens of a flag (Material lets inline code break anywhere)."""
 
-    def tokens(m: re.Match[str]) -> str:
-        toks = [f'<span class="kb-tok">{_BREAK_AFTER.sub(_WBR, t)}</span>' if t else t for t in m[1].split(" ")]
-        return "<code>" + " ".join(toks) + "</code>"
+    def token(tok: str) -> str:
+        pieces = [p for p in _PIECE.findall(tok) if p]
+        return "<wbr>".join(f'<span class="kb-tok">{p}</span>' for p in pieces)
 
-    return _CODE.sub(tokens, cell)
+    return _CODE.sub(lambda m: "<code>" + " ".join(token(t) for t in m[1].split(" ")) + "</code>", cell)
 
 
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
