@@ -257,10 +257,8 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
 def _kb_table(name: str, header: list[str], rows: list[list[str]]) -> str:
     """A KB table in a ``kb-table`` block. Every cell after the first carries its column's name,
     hidden on wide screens; on a phone kb.css shows each row as a card with these labels."""
-    labelled = [
-        [cell if i == 0 or not cell else f'<span class="kb-label">{header[i]}:</span> {cell}' for i, cell in enumerate(row)]
-        for row in rows
-    ]
+    label = [f'<span class="kb-label">{h}:</span> ' for h in header]
+    labelled = [[cell if i == 0 or not cell else label[i] + cell for i, cell in enumerate(row)] for row in rows]
     return f'\n\n<div class="kb-table kb-table--{attr(name)}" markdown>\n\n{_md_table(header, labelled)}\n\n</div>\n\n'
 
 

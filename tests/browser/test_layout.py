@@ -67,7 +67,7 @@ def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
             ctx.set_default_timeout(20_000)
             page = ctx.new_page()
             for path in page_paths(site):
-                page.goto(f"{origin}/{path}", wait_until="load")
+                page.goto(f"{origin}/{path}", wait_until="load", timeout=180_000)  # about/print/ is the whole site
                 found[(path, name, scheme)] = page.evaluate(MEASURE)
                 slug = (path.strip("/").replace("/", "_").removesuffix(".html") or "home") + f"-{name}-{scheme}.png"
                 # A tall viewport rather than full_page: Chromium would first lay out the whole
@@ -99,7 +99,11 @@ def test_tables_fit_their_column_on_a_desktop(layouts, path):
     for scheme in ("light", "dark"):
         tables = layouts[(path, "desktop", scheme)]["tables"]
         assert tables, f"/{path}: no table found"
-        wide = [f"table {t['index']} ({t['head']!r}): {t['width']} px in {t['room']} px" for t in tables if t["width"] > t["room"]]
+        wide = [
+            f"table {t['index']} ({t['head']!r}): {t['width']} px in {t['room']} px"
+            for t in tables
+            if t["width"] > t["room"]
+        ]
         assert not wide, f"/{path} at 1280 px ({scheme}), tables that scroll sideways:\n" + "\n".join(wide)
 
 
