@@ -43,11 +43,11 @@ def test_table_cells_carry_their_column_label_and_keep_code_tokens_whole(kb):
 def test_code_in_cells_breaks_only_at_spaces_and_after_dots_and_underscores():
     from kb.render import _cell_code
 
-    out = _cell_code("run <code>torchrun --nproc_per_node=N a.py</code>")
+    out = _cell_code("run <code>torchrun --nproc_per_node=N a.py</code> <code>A&#95;B&amp;c</code>")
     tok = '<span class="kb-tok">{}</span>'.format
     assert out == (
         f"run <code>{tok('torchrun')} {tok('--nproc_')}<wbr>{tok('per_')}<wbr>{tok('node=N')} "
-        f"{tok('a.')}<wbr>{tok('py')}</code>"
+        f"{tok('a.')}<wbr>{tok('py')}</code> <code>{tok('A&#95;')}<wbr>{tok('B&amp;c')}</code>"
     )
 
 
@@ -203,6 +203,11 @@ def test_an_outdated_spelling_is_shown_as_outdated_never_as_an_instruction(tmp_p
     out, problems = render(kb, "<!-- kb:entries env_vars -->")
     assert problems == []
     assert "### TPU_LAUNCH_BLOCKING (outdated spelling) {#env-old}" in out
+    summary, problems = render(kb, "<!-- kb:env-summary -->")
+    assert problems == []
+    current, outdated = summary.split("Outdated spellings, kept apart")
+    assert "env-old" not in current and "| Variable | Read by | Section |" in current
+    assert "(../reference/environment-variables.md#env-old)" in outdated and "LAUNCH" in outdated
     assert (
         "**Outdated spelling, not for new code:** the package uses <code>TORCH&#95;TPU&#95;LAUNCH&#95;BLOCKING</code>."
         in out

@@ -233,7 +233,9 @@ def _fmt_filter(value: object) -> str:
 
 
 _CODE = re.compile(r"<code>(.*?)</code>")
-_PIECE = re.compile(r"[^._]*(?:[._]+|$)")
+# A piece of a code token: up to and including a run of dots or underscores (md_text writes ``_``
+# as ``&#95;``), or to the end.
+_PIECE = re.compile(r"(?:[^._&]|&(?!#95;))*(?:(?:[._]|&#95;)+|$)")
 
 
 def _cell_code(cell: str) -> str:
