@@ -144,7 +144,7 @@ def test_no_run_recorded_yet_is_said_not_failed(tmp_path):
 
 def test_the_generic_table_lists_runs(tmp_path):
     md = shown(tmp_path, "<!-- kb:table benchmarks -->")
-    assert '<span class="kb-anchor" id="bench-run-a"></span><code><span class="kb-tok">run-a</span></code>' in md
+    assert '<span class="kb-anchor" id="bench-run-a"></span><code>run-a</code>' in md
     assert "100, 1,000" in md
 
 

@@ -40,17 +40,6 @@ def test_table_cells_carry_their_column_label_and_keep_code_tokens_whole(kb):
     assert "kb-label" not in first and evidence.startswith('<span class="kb-label">Evidence:</span> [corrected]')
 
 
-def test_code_in_cells_breaks_only_at_spaces_and_after_dots_and_underscores():
-    from kb.render import _cell_code
-
-    out = _cell_code("run <code>torchrun --nproc_per_node=N a.py</code> <code>A&#95;B&amp;c</code>")
-    tok = '<span class="kb-tok">{}</span>'.format
-    assert out == (
-        f"run <code>{tok('torchrun')} {tok('--nproc_')}<wbr>{tok('per_')}<wbr>{tok('node=N')} "
-        f"{tok('a.')}<wbr>{tok('py')}</code> <code>{tok('A&#95;')}<wbr>{tok('B&amp;c')}</code>"
-    )
-
-
 def test_links_are_relative_to_the_page(kb):
     out, _ = render(kb, "<!-- kb:claim dev -->", src="index.md")
     assert "(reference/sources.md#src-prim" in out and "(about/conventions.md#status-confirmed)" in out
@@ -224,7 +213,11 @@ def test_undocumented_lists_what_the_inventory_has_and_no_record_states(tmp_path
     out, problems = render(kb, "<!-- kb:undocumented env -->")
     assert problems == []
     assert "2 in the package (torch-tpu 0.2.0), not yet documented" in out
-    assert "| `TORCH_TPU_INTERNAL_X` | internal |" in out and "| `TORCH_TPU_BASE_PORT` | user-facing |" in out
+    kind = '<span class="kb-label">Kind:</span>'
+    assert (
+        f"| `TORCH_TPU_INTERNAL_X` | {kind} internal |" in out
+        and f"| `TORCH_TPU_BASE_PORT` | {kind} user-facing |" in out
+    )
     (data / "package.json").write_text('{"api": ["<script>"], "env": []}')
     _, problems = render(kb, "<!-- kb:undocumented api -->")
     assert [p.message for p in problems] == [

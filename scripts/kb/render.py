@@ -232,27 +232,9 @@ def _fmt_filter(value: object) -> str:
 # ---- Tables ----
 
 
-_CODE = re.compile(r"<code>(.*?)</code>")
-# A piece of a code token: up to and including a run of dots or underscores (md_text writes ``_``
-# as ``&#95;``), or to the end.
-_PIECE = re.compile(r"(?:[^._&]|&(?!#95;))*(?:(?:[._]|&#95;)+|$)")
-
-
-def _cell_code(cell: str) -> str:
-    """Code in a table cell, as unbreakable ``kb-tok`` pieces that end after a dot or an
-    underscore, joined by ``<wbr>``: a name breaks only there or at a space, never inside a word or
-    after the hyphens of a flag (Material lets inline code break anywhere)."""
-
-    def token(tok: str) -> str:
-        pieces = [p for p in _PIECE.findall(tok) if p]
-        return "<wbr>".join(f'<span class="kb-tok">{p}</span>' for p in pieces)
-
-    return _CODE.sub(lambda m: "<code>" + " ".join(token(t) for t in m[1].split(" ")) + "</code>", cell)
-
-
 def _md_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
-    lines += ["| " + " | ".join(_cell_code(cell) or "&nbsp;" for cell in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell or "&nbsp;" for cell in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
@@ -699,7 +681,7 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         rows.append(
             [f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)]
         )
-    return "\n\n" + _md_table(["What the reports said", "Status", "What the sources support", "Sources"], rows) + "\n\n"
+    return _kb_table("corrections", ["What the reports said", "Status", "What the sources support", "Sources"], rows)
 
 
 def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -724,7 +706,7 @@ def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         rows = [[f"`{name}`", "internal" if "_INTERNAL_" in name else "user-facing"] for name in names]
     else:
         header, rows = ["Public name"], [[f"`{name}`"] for name in names]
-    return f"\n\n{len(names)} in the package ({release}), not yet documented:\n\n" + _md_table(header, rows) + "\n\n"
+    return f"\n\n{len(names)} in the package ({release}), not yet documented:" + _kb_table("undocumented", header, rows)
 
 
 def _undocumented_messages(messages: list[dict[str, str]], release: str) -> str:
@@ -734,8 +716,7 @@ def _undocumented_messages(messages: list[dict[str, str]], release: str) -> str:
     return (
         f"\n\n{len(messages)} {'message' if len(messages) == 1 else 'messages'} {release} can print "
         f"{'has' if len(messages) == 1 else 'have'} no entry yet:\n\n"
-        + _md_table(["Message (… is a value)", "Raised as", "Where"], rows)
-        + "\n\n"
+        + _kb_table("messages", ["Message (… is a value)", "Raised as", "Where"], rows)
     )
 
 

@@ -108,11 +108,11 @@ def test_tables_fit_their_column_on_a_desktop(layouts, path):
 
 
 def test_code_in_table_cells_never_breaks_inside_a_token(layouts):
-    """A name in a table cell may wrap at a space or right after a dot or an underscore (render.py
-    puts a <wbr> there), never inside a word or a flag."""
+    """A name in a table cell may wrap at a space or right after a dot, an underscore, a slash or an
+    opening parenthesis (postprocess.py puts a <wbr> there), never inside a word or a flag."""
     bad = []
     for (path, width, scheme), v in layouts.items():
-        wrong = sorted({b["token"] for b in v["broken"] if not b["after"] or b["after"].strip("._")})
+        wrong = sorted({b["token"] for b in v["broken"] if not b["after"] or b["after"].strip("._/(")})
         if wrong and scheme == "light":
             bad.append(f"/{path} at {width}: {', '.join(wrong)}")
     report("layout", f"code tokens in table cells broken inside a word: {len(bad)} page views")
