@@ -34,7 +34,7 @@ def test_figure_has_value_unit_vendor_label_status_and_source(kb):
 def test_table_cells_carry_their_column_label_and_keep_code_tokens_whole(kb):
     out, problems = render(kb, "<!-- kb:table claims status=corrected -->")
     assert problems == []
-    assert '<div class="kb-table kb-table--claims" markdown>' in out and out.rstrip().endswith("</div>")
+    assert '<div class="kb-table kb-table--claims kb-table--cards" markdown>' in out and out.rstrip().endswith("</div>")
     row = [line for line in out.splitlines() if 'id="claim-wrong"' in line][0]
     first, evidence = row.strip("| ").split(" | ")
     assert "kb-label" not in first and evidence.startswith('<span class="kb-label">Evidence:</span> [corrected]')

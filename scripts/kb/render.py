@@ -238,12 +238,14 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _kb_table(name: str, header: list[str], rows: list[list[str]]) -> str:
+def _kb_table(name: str, header: list[str], rows: list[list[str]], cards: bool = True) -> str:
     """A KB table in a ``kb-table`` block. Every cell after the first carries its column's name,
-    hidden on wide screens; on a phone kb.css shows each row as a card with these labels."""
+    hidden on wide screens; on a phone kb.css shows each row as a card with these labels (unless
+    ``cards`` is off, for a table narrow enough to stay a table)."""
     label = [f'<span class="kb-label">{h}:</span> ' for h in header]
     labelled = [[cell if i == 0 or not cell else label[i] + cell for i, cell in enumerate(row)] for row in rows]
-    return f'\n\n<div class="kb-table kb-table--{attr(name)}" markdown>\n\n{_md_table(header, labelled)}\n\n</div>\n\n'
+    kind = f"kb-table kb-table--{attr(name)}" + (" kb-table--cards" if cards else "")
+    return f'\n\n<div class="{kind}" markdown>\n\n{_md_table(header, labelled)}\n\n</div>\n\n'
 
 
 def _anchor(prefix: str, rec: Record[Model]) -> str:
@@ -638,11 +640,11 @@ def sc_env_summary(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
             old.append([name, f"<code>{text(v.current or '?')}</code>", text(v.default)])
         else:
             current.append([name, md_text(v.read_by), group])
-    parts = [_kb_table("env-summary", ["Variable", "Read by", "Section"], current)]
+    parts = [_kb_table("env-summary", ["Variable", "Read by", "Section"], current, cards=False)]
     if old:
         parts.append(
             "Outdated spellings, kept apart: never use them in new code."
-            + _kb_table("env-outdated", ["Outdated spelling", "Use instead", "Default"], old)
+            + _kb_table("env-outdated", ["Outdated spelling", "Use instead", "Default"], old, cards=False)
         )
     return "".join(parts)
 
