@@ -21,3 +21,26 @@ def test_read_only_checkboxes_are_hidden_from_assistive_technology():
 def test_other_markup_is_unchanged():
     html = '<p>role="dialog" in text</p>'
     assert fix_html(html) == html
+
+
+def test_code_in_table_cells_breaks_only_at_spaces_and_after_dots_underscores_and_slashes():
+    html = (
+        "<p><code>a.b</code></p><table><tr><th>x</th></tr><tr><td>run <code>torchrun --nproc_per_node=N a.py</code> "
+        '<code>A&#95;B&amp;c/d</code> <code class="highlight"><span>k</span></code></td></tr></table>'
+    )
+    tok = '<span class="kb-tok">{}</span>'.format
+    assert fix_html(html) == (
+        "<p><code>a.b</code></p><table><tr><th>x</th></tr><tr><td>run "
+        f"<code>{tok('torchrun')} {tok('--nproc_')}<wbr>{tok('per_')}<wbr>{tok('node=N')} {tok('a.')}<wbr>{tok('py')}</code> "
+        f"<code>{tok('A&#95;')}<wbr>{tok('B&amp;c/')}<wbr>{tok('d')}</code> "
+        '<code class="highlight"><span>k</span></code></td></tr></table>'
+    )
+
+
+def test_abbreviations_inside_code_in_a_cell_stay_as_they_are():
+    html = '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;m, device_ids=x&#41;</code></td>'
+    tok = '<span class="kb-tok">{}</span>'.format
+    assert fix_html(html) == (
+        f'<td><code><abbr title="Distributed Data Parallel">DDP</abbr>{tok("&#40;")}<wbr>{tok("m,")} '
+        f"{tok('device_')}<wbr>{tok('ids=x&#41;')}</code></td>"
+    )

@@ -31,6 +31,15 @@ def test_figure_has_value_unit_vendor_label_status_and_source(kb):
     assert out.endswith(" today.")
 
 
+def test_table_cells_carry_their_column_label_and_keep_code_tokens_whole(kb):
+    out, problems = render(kb, "<!-- kb:table claims status=corrected -->")
+    assert problems == []
+    assert '<div class="kb-table kb-table--claims kb-table--cards" markdown>' in out and out.rstrip().endswith("</div>")
+    row = [line for line in out.splitlines() if 'id="claim-wrong"' in line][0]
+    first, evidence = row.strip("| ").split(" | ")
+    assert "kb-label" not in first and evidence.startswith('<span class="kb-label">Evidence:</span> [corrected]')
+
+
 def test_links_are_relative_to_the_page(kb):
     out, _ = render(kb, "<!-- kb:claim dev -->", src="index.md")
     assert "(reference/sources.md#src-prim" in out and "(about/conventions.md#status-confirmed)" in out
@@ -40,7 +49,7 @@ def test_table_with_filter_renders_markdown_rows(kb):
     out, problems = render(kb, "<!-- kb:table claims status=corrected -->")
     assert problems == []
     rows = [line for line in out.splitlines() if line.startswith("| ")]
-    assert rows[0] == "| Fact | Status | Sources |"
+    assert rows[0] == "| Fact | Evidence |"
     assert len(rows) == 3 and 'id="claim-wrong"' in rows[2]
     assert "Reported: The report says xla." in rows[2]
 
@@ -78,7 +87,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:undocumented, kb:review-queue, "
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:corrections, kb:entries, kb:env-summary, kb:undocumented, kb:review-queue, "
         "kb:bench, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
@@ -183,6 +192,11 @@ def test_an_outdated_spelling_is_shown_as_outdated_never_as_an_instruction(tmp_p
     out, problems = render(kb, "<!-- kb:entries env_vars -->")
     assert problems == []
     assert "### TPU_LAUNCH_BLOCKING (outdated spelling) {#env-old}" in out
+    summary, problems = render(kb, "<!-- kb:env-summary -->")
+    assert problems == []
+    current, outdated = summary.split("Outdated spellings, kept apart")
+    assert "env-old" not in current and "| Variable | Read by | Section |" in current
+    assert "(../reference/environment-variables.md#env-old)" in outdated and "LAUNCH" in outdated
     assert (
         "**Outdated spelling, not for new code:** the package uses <code>TORCH&#95;TPU&#95;LAUNCH&#95;BLOCKING</code>."
         in out
@@ -199,7 +213,11 @@ def test_undocumented_lists_what_the_inventory_has_and_no_record_states(tmp_path
     out, problems = render(kb, "<!-- kb:undocumented env -->")
     assert problems == []
     assert "2 in the package (torch-tpu 0.2.0), not yet documented" in out
-    assert "| `TORCH_TPU_INTERNAL_X` | internal |" in out and "| `TORCH_TPU_BASE_PORT` | user-facing |" in out
+    kind = '<span class="kb-label">Kind:</span>'
+    assert (
+        f"| `TORCH_TPU_INTERNAL_X` | {kind} internal |" in out
+        and f"| `TORCH_TPU_BASE_PORT` | {kind} user-facing |" in out
+    )
     (data / "package.json").write_text('{"api": ["<script>"], "env": []}')
     _, problems = render(kb, "<!-- kb:undocumented api -->")
     assert [p.message for p in problems] == [

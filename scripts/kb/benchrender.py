@@ -191,7 +191,8 @@ def ratios(run: Benchmark) -> str:
 
 # ---- Chart: median seconds against site size, both on log scales, one line per command ----
 
-_W, _LEFT, _TOP, _PLOT_W, _PLOT_H = 720, 60, 30, 620, 300
+# 420 units wide: on a 390 px phone 13-unit text still renders at 11 px (tests/browser/test_layout.py).
+_W, _LEFT, _TOP, _PLOT_W, _PLOT_H = 420, 52, 30, 356, 220
 
 
 def _decades(lo: float, hi: float) -> tuple[float, float]:

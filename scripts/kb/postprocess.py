@@ -2,10 +2,13 @@
 
 Material's search dialog has no accessible name, and pymdownx.tasklist renders read-only
 checkboxes with no label. Both are theme markup, not page content: nothing a page author wrote
-is changed.
+is changed. Inline code in table cells is cut into unbreakable pieces (the text stays the same),
+so that Material's styles can't wrap it inside a word (see keep_code_tokens).
 """
 
 from __future__ import annotations
+
+import re
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
@@ -14,4 +17,36 @@ _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
 def fix_html(html: str) -> str:
     """Name the search dialog; hide read-only task-list checkboxes from assistive technology."""
     html = html.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
-    return html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
+    html = html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
+    return keep_code_tokens(html)
+
+
+_CELL = re.compile(r"(<t[dh][ >])(.*?)(?=</t[dh]>)", re.S)
+# Inline code whose only markup is abbreviations (the abbr extension marks them inside code too).
+_ABBR = r"<abbr[^>]*>[^<]*</abbr>"
+_PLAIN_CODE = re.compile(rf"(?<!<pre>)<code>((?:[^<]|{_ABBR})*)</code>")
+_TAG = re.compile(rf"({_ABBR})")
+# A piece of a code token: up to and including a run of dots, underscores, slashes or opening
+# parentheses (the KB's escaping writes ``_`` and ``(`` as ``&#95;`` and ``&#40;``), or to the end.
+_PIECE = re.compile(r"(?:[^._/(&]|&(?!#95;|#40;))*(?:(?:[._/(]|&#95;|&#40;)+|$)")
+
+
+def _pieces(token: str) -> str:
+    return "<wbr>".join(f'<span class="kb-tok">{p}</span>' for p in _PIECE.findall(token) if p)
+
+
+def keep_code_tokens(html: str) -> str:
+    """Inline code in table cells as ``kb-tok`` pieces (kb.css keeps each on one line) joined by
+        ``<wbr>``: a name wraps only at a space or after a dot, an underscore, a slash or an opening
+    parenthesis, never inside
+        a word or after the hyphens of a flag. Abbreviations inside are kept whole; code with any other
+    markup inside (highlighted) is left alone."""
+
+    def text(part: str) -> str:
+        return " ".join(_pieces(t) for t in part.split(" "))
+
+    def code(m: re.Match[str]) -> str:
+        parts = _TAG.split(m[1])  # text, abbreviation, text, ...: only the text is cut
+        return "<code>" + "".join(p if i % 2 else text(p) for i, p in enumerate(parts)) + "</code>"
+
+    return _CELL.sub(lambda m: m[1] + _PLAIN_CODE.sub(code, m[2]), html)

@@ -278,6 +278,16 @@ def _md_table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+def _kb_table(name: str, header: list[str], rows: list[list[str]], cards: bool = True) -> str:
+    """A KB table in a ``kb-table`` block. Every cell after the first carries its column's name,
+    hidden on wide screens; on a phone kb.css shows each row as a card with these labels (unless
+    ``cards`` is off, for a table narrow enough to stay a table)."""
+    label = [f'<span class="kb-label">{h}:</span> ' for h in header]
+    labelled = [[cell if i == 0 or not cell else label[i] + cell for i, cell in enumerate(row)] for row in rows]
+    kind = f"kb-table kb-table--{attr(name)}" + (" kb-table--cards" if cards else "")
+    return f'\n\n<div class="{kind}" markdown>\n\n{_md_table(header, labelled)}\n\n</div>\n\n'
+
+
 def _anchor(prefix: str, rec: Record[Model]) -> str:
     return f'<span class="kb-anchor" id="{prefix}-{attr(rec.id)}"></span>'
 
@@ -314,6 +324,16 @@ def _lead(prefix: str, name: str, bold: bool = True, note: str | None = None) ->
 
 def _status(ctx: Ctx, r: Record[Sourced]) -> str:
     return badge(ctx, r.model.status) + outdated(r)
+
+
+def _evidence(ctx: Ctx, r: Record[Sourced]) -> str:
+    """Status and sources in one cell: the badge, then the source links under it."""
+    return f"{_status(ctx, r)}<br>{source_links(ctx, r)}"
+
+
+def _limit_area(ctx: Ctx, r: Record[Limit]) -> str:
+    """The area, linked to the limit's own section (kb:limit), which gives the details and sources."""
+    return f"[**{text(r.model.area)}**](#limit-{attr(r.id)})"
 
 
 def _source_title(ctx: Ctx, r: Record[Source]) -> str:
@@ -409,7 +429,7 @@ def _cells(*pairs: tuple[str, str]) -> list[Column]:
     return [Column(header, _f(name)) for header, name in pairs]
 
 
-STATUS_AND_SOURCES = [Column("Status", _typed(Sourced, _status)), Column("Sources", _typed(Sourced, source_links))]
+STATUS_AND_SOURCES = [Column("Evidence", _typed(Sourced, _evidence))]
 COLUMNS: dict[str, list[Column]] = {
     "sources": [
         Column("Source", _typed(Source, _source_title)),
@@ -431,11 +451,11 @@ COLUMNS: dict[str, list[Column]] = {
         *_cells(("Behaviour", "behaviour"), ("Cost", "cost"), ("Use when", "use_when")),
         *STATUS_AND_SOURCES,
     ],
+    # An overview: what each limit means, its workaround and its sources are in its own section.
     "limits": [
-        Column("Area", _lead("limit", "area")),
-        *_cells(("Limit", "limit"), ("What it means", "impact"), ("Workaround today", "workaround")),
-        *_cells(("Roadmap", "roadmap")),
-        *STATUS_AND_SOURCES,
+        Column("Area", _typed(Limit, _limit_area)),
+        *_cells(("Limit", "limit"), ("Roadmap", "roadmap")),
+        Column("Status", _typed(Sourced, _status)),
     ],
     "env_vars": [
         Column("Variable", _typed(EnvVar, _env_name)),
@@ -530,7 +550,7 @@ def _record(ctx: Ctx, table: str, record_id: str) -> Record[Model]:
 def sc_table(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     table = _one(pos, "table name")
     header, rows = table_rows(ctx, table, select(ctx.kb, table, kw))
-    return "\n\n" + _md_table(header, rows) + "\n\n"
+    return _kb_table(table, header, rows)
 
 
 def sc_figure(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -571,9 +591,11 @@ def _status_line(ctx: Ctx, rec: Record[Sourced]) -> str:
     return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"
 
 
-def _labelled(ctx: Ctx, rec: Record[Sourced], rows: list[tuple[str, str]]) -> str:
-    """One paragraph per (label, field); the last one ends with the status and sources."""
+def _labelled(ctx: Ctx, rec: Record[Sourced], rows: list[tuple[str, str]], anchor: str = "") -> str:
+    """One paragraph per (label, field), the first after ``anchor``; the last one ends with the
+    status and sources."""
     lines = [f"**{label}** {text(getattr(rec.model, name))}" for label, name in rows]
+    lines[0] = anchor + lines[0]
     lines[-1] += f" · {_status_line(ctx, rec)}"
     return _paragraphs(*lines)
 
@@ -590,6 +612,7 @@ def sc_limit(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
             ("Workaround today.", "workaround"),
             ("Roadmap.", "roadmap"),
         ],
+        _anchor("limit", rec),
     )
 
 
@@ -640,6 +663,32 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     return "".join(blocks)
 
 
+ENV_PAGE = "reference/environment-variables.md"
+
+
+def sc_env_summary(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """The current names at a glance, each linked to its entry, then the outdated spellings apart."""
+    if pos:
+        raise ShortcodeError("env-summary takes no table name")
+    _no_kw(kw)
+    current, old = [], []
+    for rec in select_rows(ctx.kb, "env_vars", EnvVar, {}):
+        v = rec.model
+        name = f"[<code>{md_text(v.name)}</code>]({ctx.link(f'{ENV_PAGE}#env-{rec.id}')})"
+        group = f"[{md_text(v.group.replace('-', ' '))}]({ctx.link(f'{ENV_PAGE}#{v.group}')})"
+        if v.spelling == "outdated":
+            old.append([name, f"<code>{text(v.current or '?')}</code>", text(v.default)])
+        else:
+            current.append([name, md_text(v.read_by), group])
+    parts = [_kb_table("env-summary", ["Variable", "Read by", "Section"], current, cards=False)]
+    if old:
+        parts.append(
+            "Outdated spellings, kept apart: never use them in new code."
+            + _kb_table("env-outdated", ["Outdated spelling", "Use instead", "Default"], old, cards=False)
+        )
+    return "".join(parts)
+
+
 def error_heading(entry: ErrorEntry) -> str:
     """The message as a reader pastes it: ``RuntimeError: text`` when the code names the class."""
     shown = entry.kind is not None and entry.kind != "warning"
@@ -674,7 +723,7 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         rows.append(
             [f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)]
         )
-    return "\n\n" + _md_table(["What the reports said", "Status", "What the sources support", "Sources"], rows) + "\n\n"
+    return _kb_table("corrections", ["What the reports said", "Status", "What the sources support", "Sources"], rows)
 
 
 def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -699,7 +748,7 @@ def sc_undocumented(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         rows = [[f"`{name}`", "internal" if "_INTERNAL_" in name else "user-facing"] for name in names]
     else:
         header, rows = ["Public name"], [[f"`{name}`"] for name in names]
-    return f"\n\n{len(names)} in the package ({release}), not yet documented:\n\n" + _md_table(header, rows) + "\n\n"
+    return f"\n\n{len(names)} in the package ({release}), not yet documented:" + _kb_table("undocumented", header, rows)
 
 
 def _undocumented_messages(messages: list[dict[str, str]], release: str) -> str:
@@ -709,8 +758,7 @@ def _undocumented_messages(messages: list[dict[str, str]], release: str) -> str:
     return (
         f"\n\n{len(messages)} {'message' if len(messages) == 1 else 'messages'} {release} can print "
         f"{'has' if len(messages) == 1 else 'have'} no entry yet:\n\n"
-        + _md_table(["Message (… is a value)", "Raised as", "Where"], rows)
-        + "\n\n"
+        + _kb_table("messages", ["Message (… is a value)", "Raised as", "Where"], rows)
     )
 
 
@@ -790,6 +838,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "chart": sc_chart,
     "corrections": sc_corrections,
     "entries": sc_entries,
+    "env-summary": sc_env_summary,
     "undocumented": sc_undocumented,
     "review-queue": sc_review_queue,
     "bench": sc_bench,

@@ -1,0 +1,130 @@
+"""Every page at 1280 and 390 px, light and dark: the page never scrolls sideways, the wide KB
+tables fit their column on a desktop, code in table cells never breaks inside a token, chart text
+is at least 11 px as rendered. A screenshot of each (its first 8000 px) goes to test-artifacts/layout/."""
+
+from __future__ import annotations
+
+import pytest
+
+from .support import ARTIFACTS, ROOT, page_paths, report, write_artifact
+
+SHOTS = ARTIFACTS / "layout"
+WIDTHS = {"desktop": 1280, "phone": 390}
+# The pages whose tables must fit without scrolling at 1280 px (issue 19).
+WIDE_TABLE_PAGES = ("limits/", "reference/environment-variables/", "reference/api-mapping/")
+MIN_CHART_PX = 11.0
+MAX_SHOT_PX = 8000  # the screenshots stop there: the printable handbook is the whole site
+
+# Measures the loaded page; every check below reads this one result.
+MEASURE = """() => {
+  const doc = document.documentElement;
+  const overflow = doc.scrollWidth - doc.clientWidth;
+  const tables = [...document.querySelectorAll(".md-content table")].map((t, i) => {
+    const box = t.parentElement.closest(".md-typeset__scrollwrap") || t.parentElement;
+    return {index: i, width: Math.round(t.getBoundingClientRect().width),
+            room: Math.round(box.clientWidth), head: t.rows[0] ? t.rows[0].innerText.slice(0, 60) : ""};
+  });
+  const broken = [];
+  for (const code of document.querySelectorAll(".md-content td code, .md-content th code")) {
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size < 2) continue;
+        // Where it breaks: the characters after which the next one starts a new line.
+        let last = null, after = "";
+        for (let i = 0; i < m[0].length; i++) {
+          const one = document.createRange();
+          one.setStart(node, m.index + i);
+          one.setEnd(node, m.index + i + 1);
+          const rect = [...one.getClientRects()].find(r => r.width > 0);
+          if (!rect) continue;
+          if (last !== null && Math.round(rect.top) > last + 2) after += m[0][i - 1];
+          last = Math.round(rect.top);
+        }
+        broken.push({token: m[0], after});
+      }
+    }
+  }
+  const chartText = [...document.querySelectorAll(".kb-chart svg text")].map(t => {
+    const scale = t.ownerSVGElement.getScreenCTM().a;
+    return {text: t.textContent.slice(0, 40), px: parseFloat(getComputedStyle(t).fontSize) * scale};
+  });
+  return {overflow, tables, broken, chartText};
+}"""
+
+
+@pytest.fixture(scope="module")
+def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
+    """(path, width name, scheme) -> the measurements, with a full-page screenshot taken of each."""
+    found = {}
+    for scheme in ("light", "dark"):
+        for name, width in WIDTHS.items():
+            ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+            ctx.set_default_timeout(20_000)
+            page = ctx.new_page()
+            for path in page_paths(site):
+                page.goto(f"{origin}/{path}", wait_until="load", timeout=180_000)  # about/print/ is the whole site
+                found[(path, name, scheme)] = page.evaluate(MEASURE)
+                slug = (path.strip("/").replace("/", "_").removesuffix(".html") or "home") + f"-{name}-{scheme}.png"
+                # A tall viewport rather than full_page: Chromium would first lay out the whole
+                # printable handbook at 390 px, which takes minutes.
+                tall = min(page.evaluate("document.documentElement.scrollHeight"), MAX_SHOT_PX)
+                page.set_viewport_size({"width": width, "height": tall})
+                page.screenshot(path=SHOTS / slug, timeout=90_000)
+                page.set_viewport_size({"width": width, "height": 900})
+            ctx.close()
+    write_artifact("layout.json", {"|".join(k): v for k, v in found.items()})
+    report("layout", f"{len(found)} page views measured, screenshots in {SHOTS.relative_to(ROOT)}/")
+    return found
+
+
+def test_every_page_was_measured_at_both_widths_and_schemes(layouts, site):
+    assert len(layouts) == 4 * len(page_paths(site)) > 4
+    assert any(v["tables"] for v in layouts.values()), "no table measured: the checks below are void"
+    assert any(v["chartText"] for v in layouts.values()), "no chart text measured: the checks below are void"
+
+
+def test_no_page_scrolls_sideways(layouts):
+    wide = [f"/{p} at {w} ({s}): {v['overflow']} px too wide" for (p, w, s), v in layouts.items() if v["overflow"] > 0]
+    report("layout", f"pages wider than the viewport: {len(wide)} of {len(layouts)} views")
+    assert not wide, "pages that scroll sideways:\n" + "\n".join(wide)
+
+
+@pytest.mark.parametrize("path", WIDE_TABLE_PAGES)
+def test_tables_fit_their_column_on_a_desktop(layouts, path):
+    for scheme in ("light", "dark"):
+        tables = layouts[(path, "desktop", scheme)]["tables"]
+        assert tables, f"/{path}: no table found"
+        wide = [
+            f"table {t['index']} ({t['head']!r}): {t['width']} px in {t['room']} px"
+            for t in tables
+            if t["width"] > t["room"]
+        ]
+        assert not wide, f"/{path} at 1280 px ({scheme}), tables that scroll sideways:\n" + "\n".join(wide)
+
+
+def test_code_in_table_cells_never_breaks_inside_a_token(layouts):
+    """A name in a table cell may wrap at a space or right after a dot, an underscore, a slash or an
+    opening parenthesis (postprocess.py puts a <wbr> there), never inside a word or a flag."""
+    bad = []
+    for (path, width, scheme), v in layouts.items():
+        wrong = sorted({b["token"] for b in v["broken"] if not b["after"] or b["after"].strip("._/(")})
+        if wrong and scheme == "light":
+            bad.append(f"/{path} at {width}: {', '.join(wrong)}")
+    report("layout", f"code tokens in table cells broken inside a word: {len(bad)} page views")
+    assert not bad, "code tokens broken across lines in table cells:\n" + "\n".join(bad)
+
+
+def test_chart_text_is_at_least_11_px(layouts):
+    small = [
+        f"/{p} at {w}: {t['text']!r} at {t['px']:.1f} px"
+        for (p, w, s), v in layouts.items()
+        if s == "light"
+        for t in v["chartText"]
+        if t["px"] < MIN_CHART_PX
+    ]
+    assert not small, f"chart text under {MIN_CHART_PX} px:\n" + "\n".join(small[:20])
