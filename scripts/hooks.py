@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -52,10 +53,11 @@ def on_startup(*, command: str, dirty: bool) -> None:
     _serving = command == "serve"
 
 
-# The Git host for the edit actions: checked before any template sees it; none means no actions.
+# The site address and the Git host for the edit actions: checked before any template sees it;
+# no repository URL means no actions.
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     root = Path(config.config_file_path).parent
-    _fail(check_settings(config.repo_url, config.edit_uri, root), "Git host settings")
+    _fail(check_settings(config.repo_url, config.edit_uri, root, config.site_url), "site and Git host settings")
     if not config.repo_url:
         config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
     return config
@@ -128,7 +130,14 @@ def on_post_build(config: MkDocsConfig) -> None:
     redirects = redirect_pages(_redirect_maps(config), config.use_directory_urls)
     # Under serve the build runs beside the server's threads: no second process is forked there.
     start = time.perf_counter()
-    problems = check_site(site, hints, shown=shown, redirects=redirects, workers=1 if _serving else 2)
+    problems = check_site(
+        site,
+        hints,
+        shown=shown,
+        redirects=redirects,
+        workers=1 if _serving else 2,
+        root_path=urlsplit(config.site_url or "/").path,
+    )
     _log.info(f"{CHECK_TIMED} {time.perf_counter() - start:.3f} s, {len(problems)} problem(s)")
     if problems and _serving:
         _report(problems, "built site")

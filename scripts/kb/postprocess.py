@@ -1,17 +1,38 @@
-"""Small fixes to the theme's HTML output, for accessibility (axe: serious or critical).
+"""Small fixes to the theme's HTML output, for accessibility (axe-core).
 
 Material's search dialog has no accessible name, and pymdownx.tasklist renders read-only
-checkboxes with no label. Both are theme markup, not page content: nothing a page author wrote
-is changed.
+checkboxes with no label. Two navigation landmarks have no name either, so axe's
+``landmark-unique`` finds two unnamed ``nav`` landmarks on one page: the page's tags
+(``nav.md-tags``), and, with ``navigation.indexes``, a section's nav in the sidebar, whose
+``aria-labelledby`` points at the empty toggle beside the section's index link (an empty
+labelled-by name falls back to ``aria-label``). All of it is theme markup, not page content:
+nothing a page author wrote is changed.
 """
 
 from __future__ import annotations
 
+import re
+
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
+_TAGS_NAV = '<nav class="md-tags"'
+# A section's nav, then its title label (icon, then the section title as escaped text).
+_SECTION_NAV = re.compile(
+    r'(<nav class="md-nav" data-md-level="\d{1,2}" aria-labelledby="[^"<>]{1,200}"(?: aria-expanded="(?:true|false)")?)(>\s*'
+    r'<label class="md-nav__title" for="[^"<>]{1,200}">\s*<span class="md-nav__icon md-icon"></span>\s*'
+    r"([^<>]{1,300}?)\s*</label>)"
+)
+
+
+def _named(m: re.Match[str]) -> str:
+    title = m.group(3).strip().replace('"', "&quot;")  # already escaped text, but a quote ends the attribute
+    return f'{m.group(1)} aria-label="{title}"{m.group(2)}'
 
 
 def fix_html(html: str) -> str:
-    """Name the search dialog; hide read-only task-list checkboxes from assistive technology."""
+    """Name the search dialog, the tags and the sections' navs; hide read-only task-list
+    checkboxes from assistive technology."""
     html = html.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
+    html = html.replace(_TAGS_NAV, _TAGS_NAV + ' aria-label="Tags"', 1)
+    html = _SECTION_NAV.sub(_named, html)
     return html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
