@@ -148,7 +148,7 @@ def test_a_bad_site_url_fails_validate_and_the_build(tmp_path):
 
 def test_with_a_site_url_a_full_sitemap_and_a_canonical_link_on_every_page():
     site = wiki_site()
-    pages = sorted(p for p in site.rglob("index.html") if "http-equiv=\"refresh\"" not in p.read_text("utf-8"))
+    pages = sorted(p for p in site.rglob("index.html") if 'http-equiv="refresh"' not in p.read_text("utf-8"))
     locs = re.findall(r"<loc>([^<]+)</loc>", (site / "sitemap.xml").read_text("utf-8"))
     assert len(pages) >= 30 and len(locs) == len(pages)
     for page in pages:

@@ -201,5 +201,3 @@ def test_two_pages_may_not_share_a_description(mini):
         "docs/b.md:4: front matter 'description' is the same as docs/a.md's (line 3) (expected one sentence "
         "on what this page covers, its own, shown by search engines and link previews)"
     ]
-
-

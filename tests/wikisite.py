@@ -1,5 +1,6 @@
 """The real site built once per test session with the team-wiki settings: a Git host for the edit
-actions (HANDBOOK_REPO_URL), a site address (HANDBOOK_SITE_URL) and a build date far ahead (KB_TODAY), so every page is due for review.
+actions (HANDBOOK_REPO_URL), a site address (HANDBOOK_SITE_URL) and a build date far ahead
+(KB_TODAY), so every page is due for review.
 Shared by test_editlinks.py, test_review.py and test_urls.py (the browser tests build their own)."""
 
 from __future__ import annotations
@@ -21,7 +22,11 @@ FUTURE = "2100-01-01"
 
 def build(dest: Path, **env: str) -> subprocess.CompletedProcess:
     """A strict build of the real project into ``dest`` with extra environment variables."""
-    base = {k: v for k, v in os.environ.items() if k not in ("HANDBOOK_REPO_URL", "HANDBOOK_EDIT_URI", "HANDBOOK_SITE_URL", "KB_TODAY")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("HANDBOOK_REPO_URL", "HANDBOOK_EDIT_URI", "HANDBOOK_SITE_URL", "KB_TODAY")
+    }
     full = {**base, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", "PYTHONPATH": str(ROOT / "scripts")}
     args = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(dest)]
     return subprocess.run(args, cwd=ROOT, env={**full, **env}, capture_output=True, text=True, timeout=600)

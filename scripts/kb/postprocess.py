@@ -18,7 +18,8 @@ _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
 _TAGS_NAV = '<nav class="md-tags"'
 # A section's nav, then its title label (icon, then the section title as escaped text).
 _SECTION_NAV = re.compile(
-    r'(<nav class="md-nav" data-md-level="\d{1,2}" aria-labelledby="[^"<>]{1,200}"(?: aria-expanded="(?:true|false)")?)(>\s*'
+    r'(<nav class="md-nav" data-md-level="\d{1,2}" aria-labelledby="[^"<>]{1,200}"'
+    r'(?: aria-expanded="(?:true|false)")?)(>\s*'
     r'<label class="md-nav__title" for="[^"<>]{1,200}">\s*<span class="md-nav__icon md-icon"></span>\s*'
     r"([^<>]{1,300}?)\s*</label>)"
 )

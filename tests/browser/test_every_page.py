@@ -7,6 +7,7 @@ from collections import Counter
 
 from .support import page_paths, report
 
+
 def test_every_built_page_was_visited(crawl, site):
     assert [v.path for v in crawl] == page_paths(site)
     broken = [f"/{v.path}: {v.error or f'HTTP {v.status}'}" for v in crawl if v.error or v.status != 200]
