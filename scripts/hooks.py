@@ -9,6 +9,7 @@ import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, TypeVar
+from urllib.parse import urlsplit
 
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
@@ -35,12 +36,10 @@ def on_startup(*, command: str, dirty: bool) -> None:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """The Git host for the edit actions, checked before any template sees it; none means no actions."""
-    _guard(
-        fail,
-        check_settings(config.repo_url, config.edit_uri, Path(config.config_file_path).parent),
-        "Git host settings",
-    )
+    """The site address and the Git host for the edit actions, checked before any template sees
+    them; no repository URL means no actions."""
+    root = Path(config.config_file_path).parent
+    _guard(fail, check_settings(config.repo_url, config.edit_uri, root, config.site_url), "site and Git host settings")
     if not config.repo_url:
         config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
     return config
@@ -76,7 +75,8 @@ def on_post_build(config: MkDocsConfig) -> None:
     export_project(_build.project, Path(config.config_file_path).parent, Path(config.site_dir))
     site, maps = Path(config.site_dir), built_redirects(config.plugins, config.use_directory_urls)
     shown = shown_site(site, Path(config.config_file_path).parent, os.environ)
-    _guard(_build.check_site, site, shown, config.use_directory_urls, maps, _log.info)
+    root_path = urlsplit(config.site_url or "/").path  # the site's links are absolute under it (404.html)
+    _guard(_build.check_site, site, shown, config.use_directory_urls, maps, root_path, _log.info)
 
 
 def _guard(step: Callable[..., T], *args: Any) -> T:

@@ -117,11 +117,13 @@ def mini(tmp_path: Path) -> Path:
     """A tiny valid project: docs/data tables and two pages."""
     write_tables(tmp_path / "docs" / "data")
     (tmp_path / "docs" / "index.md").write_text(
-        "---\nreviewed: 2026-11-01\n---\n\n# Home\n\nSee [the page](sub/page.md#details).\n", encoding="utf-8"
+        "---\nreviewed: 2026-11-01\ndescription: Test page 15.\n---\n# Home\n\nSee [the page](sub/page.md#details).\n",
+        encoding="utf-8",
     )
     (tmp_path / "docs" / "sub").mkdir()
     (tmp_path / "docs" / "sub" / "page.md").write_text(
-        "---\nreviewed: 2026-11-01\n---\n\n# Page\n\n## Details\n\n<!-- kb:figure tput -->\n", encoding="utf-8"
+        "---\nreviewed: 2026-11-01\ndescription: Test page 16.\n---\n# Page\n\n## Details\n\n<!-- kb:figure tput -->\n",
+        encoding="utf-8",
     )
     return tmp_path
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.editlinks import check_edit_uri, check_environment, check_repo_url
-from wikisite import REPO, ROOT, build, plain_site, wiki_site
+from kb.editlinks import check_edit_uri, check_environment, check_repo_url, check_site_url
+from wikisite import REPO, ROOT, SITE, build, plain_site, wiki_site
 
 GOOD_URLS = [
     "https://github.com/team/handbook",
@@ -220,3 +220,73 @@ def test_an_env_tag_on_a_mapping_is_refused_in_words_not_a_traceback(tmp_path):
 def test_a_config_past_the_limits_is_left_to_the_nav_check(tmp_path):
     deep = "repo_url: !ENV [X, " + "[" * 5000 + "]" * 5000 + "]\n"
     assert check_environment(config_root(tmp_path, deep)) == []
+
+
+@pytest.mark.parametrize("url", ["https://wiki.example.com/handbook/", "http://wiki.corp:8080/", "https://h.example"])
+def test_good_site_urls(url):
+    assert check_site_url(url) == []
+
+
+@pytest.mark.parametrize(
+    "url", ["ftp://x.org/", "wiki.example.com/", "https://x.org/a b", 'https://x.org/"x', "https://u@x.org/"]
+)
+def test_bad_site_urls_name_the_variable(url):
+    assert [str(p) for p in check_site_url(url, 7)] == [
+        f"mkdocs.yml:7: site_url (from HANDBOOK_SITE_URL) {url!r} is not the absolute URL the site is served at "
+        "(expected https://HOST/PATH/, without a user name, query or fragment, spaces, quotes, < > or `; "
+        "unset it for a site without a sitemap or canonical links)"
+    ]
+
+
+def test_a_bad_site_url_fails_validate_and_the_build(tmp_path, monkeypatch):
+    lines = (ROOT / "mkdocs.yml").read_text("utf-8").split("\n")
+    line = next(n for n, text in enumerate(lines, 1) if text.startswith("site_url:"))
+    monkeypatch.setenv("HANDBOOK_SITE_URL", "wiki/")
+    found = check_environment(ROOT)
+    assert line == 9  # the build's message below names it
+    assert [(p.path, p.line) for p in found] == [("mkdocs.yml", line)]
+    # MkDocs itself refuses a URL without a scheme or host (in its own words): this one it takes
+    result = build(tmp_path / "site", HANDBOOK_SITE_URL='https://x.org/"onload="alert(1)')
+    assert result.returncode != 0
+    assert "mkdocs.yml:9: site_url (from HANDBOOK_SITE_URL) 'https://x.org/\"onload" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_with_a_site_url_a_full_sitemap_and_a_canonical_link_on_every_page():
+    site = wiki_site()
+    pages = sorted(p for p in site.rglob("index.html") if 'http-equiv="refresh"' not in p.read_text("utf-8"))
+    locs = re.findall(r"<loc>([^<]+)</loc>", (site / "sitemap.xml").read_text("utf-8"))
+    assert len(pages) >= 30 and len(locs) == len(pages)
+    for page in pages:
+        path = page.parent.relative_to(site).as_posix()
+        url = SITE + ("" if path == "." else path + "/")
+        assert url in locs, url
+        assert f'<link rel="canonical" href="{url}">' in page.read_text("utf-8"), page
+
+
+def test_without_a_site_url_no_sitemap_entry_and_no_canonical_link():
+    site = plain_site()
+    assert "<loc>" not in (site / "sitemap.xml").read_text("utf-8")
+    pages = [p.read_text("utf-8") for p in site.rglob("*.html")]
+    stubs = [html for html in pages if 'http-equiv="refresh"' in html]  # mkdocs-redirects links its target
+    assert stubs and not [html for html in pages if 'rel="canonical"' in html and html not in stubs]
+
+
+def test_every_page_has_its_own_meta_description():
+    seen: dict[str, str] = {}
+    for page in sorted(plain_site().rglob("index.html")):
+        html = page.read_text("utf-8")
+        if 'http-equiv="refresh"' in html:
+            continue  # a redirect stub
+        m = re.search(r'<meta name="description" content="([^"]+)">', html)
+        assert m, page
+        assert m.group(1) not in seen, (page, seen.get(m.group(1)))
+        seen[m.group(1)] = str(page)
+    assert len(seen) >= 30
+
+
+def test_the_404_page_links_under_the_sites_path():
+    html = (wiki_site() / "404.html").read_text("utf-8")
+    assert 'href="/handbook/migrate/"' in html and 'for="__search"' in html
+    html = (plain_site() / "404.html").read_text("utf-8")
+    assert 'href="/migrate/"' in html and 'href="/reference/environment-variables/"' in html

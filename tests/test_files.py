@@ -31,7 +31,9 @@ def outside(tmp_path: Path) -> Path:
     """A folder next to the project, with a secret in it."""
     folder = tmp_path / "outside"
     folder.mkdir()
-    (folder / "secret.md").write_text("---\nreviewed: 2026-11-01\n---\n\n# SECRET-TEXT\n", encoding="utf-8")
+    (folder / "secret.md").write_text(
+        "---\nreviewed: 2026-11-01\ndescription: Test page 3.\n---\n# SECRET-TEXT\n", encoding="utf-8"
+    )
     return folder
 
 
@@ -175,8 +177,8 @@ NAV = "site_name: T\nnav:\n  - index.md\n  - sub/page.md\n"
 INDEX = """\
 ---
 reviewed: 2026-11-01
+description: The home page.
 ---
-
 # Home
 
 See [the page](sub/page.md#details), [a KB anchor](sub/page.md#made-by-a-shortcode) and
@@ -285,7 +287,9 @@ def test_pages_refuse_invisible_characters_but_keep_tabs(mini):
 
 
 def test_bad_front_matter_yaml_is_held_to_the_same_limits(mini):
-    (mini / "docs" / "index.md").write_text("---\nreviewed: 2026-11-01\napplies_to: &a [x]\n---\n\n# Home\n")
+    (mini / "docs" / "index.md").write_text(
+        "---\nreviewed: 2026-11-01\napplies_to: &a [x]\ndescription: Test page 4.\n---\n# Home\n"
+    )
     assert validate(mini) == [
         "docs/index.md:3: anchor '&a' (expected no anchors or aliases: write each value out)",
     ]
@@ -293,9 +297,14 @@ def test_bad_front_matter_yaml_is_held_to_the_same_limits(mini):
 
 def test_a_page_past_the_size_or_line_limit_is_reported_and_links_to_it_still_resolve(mini):
     page = mini / "docs" / "sub" / "page.md"
-    page.write_text("---\nreviewed: 2026-11-01\n---\n\n# Page\n\n" + "x" * 4_001 + "\n", encoding="utf-8")
+    page.write_text(
+        "---\nreviewed: 2026-11-01\ndescription: Test page 5.\n---\n# Page\n\n" + "x" * 4_001 + "\n", encoding="utf-8"
+    )
     big = mini / "docs" / "big.md"
-    big.write_text("---\nreviewed: 2026-11-01\n---\n\n# Big\n\n" + "Some text.\n" * 26_000, encoding="utf-8")
+    big.write_text(
+        "---\nreviewed: 2026-11-01\ndescription: Test page 6.\n---\n# Big\n\n" + "Some text.\n" * 26_000,
+        encoding="utf-8",
+    )
     assert validate(mini) == [
         "docs/big.md:1: page is larger than 256 KB (expected at most that; split it)",
         "docs/sub/page.md:7: line of 4,001 characters (expected at most 4,000; break it, and the page is checked once it fits)",
@@ -303,7 +312,9 @@ def test_a_page_past_the_size_or_line_limit_is_reported_and_links_to_it_still_re
 
 
 def test_a_line_of_link_openers_is_cut_short_by_the_line_limit(mini):
-    (mini / "docs" / "index.md").write_text("---\nreviewed: 2026-11-01\n---\n\n# Home\n\n" + "<a " * 80_000 + "\n")
+    (mini / "docs" / "index.md").write_text(
+        "---\nreviewed: 2026-11-01\ndescription: Test page 7.\n---\n# Home\n\n" + "<a " * 80_000 + "\n"
+    )
     start = time.perf_counter()
     assert validate(mini) == [
         "docs/index.md:7: line of 240,000 characters (expected at most 4,000; break it, and the page is checked once it fits)"
@@ -337,7 +348,9 @@ def test_a_file_name_with_a_line_break_cannot_forge_a_report_line(project):
 
 
 def test_an_invisible_character_in_front_matter_is_reported_once(mini):
-    (mini / "docs" / "index.md").write_text("---\nreviewed: 2026-11-01\napplies_to: x\u200by\n---\n\n# Home\n")
+    (mini / "docs" / "index.md").write_text(
+        "---\nreviewed: 2026-11-01\napplies_to: x\u200by\ndescription: Test page 8.\n---\n# Home\n"
+    )
     assert validate(mini) == [
         "docs/index.md:3: invisible format character U+200B (ZERO WIDTH SPACE) (expected visible text)"
     ]

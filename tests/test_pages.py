@@ -6,7 +6,9 @@ from kb.pages import split_front_matter
 from kb.project import validate_project
 
 
-def page(mini, rel, body, front="---\nreviewed: 2026-11-01\n---\n\n"):
+def page(mini, rel, body, front=None):
+    if front is None:
+        front = f"---\nreviewed: 2026-11-01\ndescription: What {rel} covers.\n---\n"  # body at line 5
     path = mini / "docs" / rel
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(front + body, encoding="utf-8")
@@ -24,13 +26,16 @@ def test_the_mini_project_is_valid(mini):
     "front, expected",
     [
         ("", "docs/x.md:1: no front matter (expected a '---' block with 'reviewed: YYYY-MM-DD')"),
-        ("---\ntitle: X\n---\n", "docs/x.md:1: front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')"),
         (
-            "---\ntitle: X\nreviewed: 29/11/2026\n---\n",
+            "---\ntitle: X\ndescription: X.\n---\n",
+            "docs/x.md:1: front matter has no 'reviewed:' (expected 'reviewed: YYYY-MM-DD')",
+        ),
+        (
+            "---\ntitle: X\nreviewed: 29/11/2026\ndescription: X.\n---\n",
             "docs/x.md:3: 'reviewed: 29/11/2026' is not an ISO date (expected YYYY-MM-DD)",
         ),
         (
-            "---\nreviewed: 2026-02-30\n---\n",
+            "---\nreviewed: 2026-02-30\ndescription: X.\n---\n",
             "docs/x.md:2: 'reviewed: 2026-02-30' is not an ISO date (expected YYYY-MM-DD)",
         ),
     ],
@@ -126,7 +131,8 @@ def test_nav_entries_and_pages_outside_the_nav(mini):
     ],
 )
 def test_front_matter_is_plain_and_known(tmp_path, front, message):
-    text = f"---\nreviewed: 2026-11-01\n{front}\n---\n\n# Page\n"
+    described = "" if front.startswith("description:") else "description: A page.\n"
+    text = f"---\nreviewed: 2026-11-01\n{front}\n{described}---\n\n# Page\n"
     meta, body, line, problems = split_front_matter(text, "docs/p.md")
     assert [(p.path, p.line) for p in problems] == [("docs/p.md", 3)]
     assert problems[0].message.startswith(message)
@@ -236,3 +242,37 @@ def test_a_review_date_in_the_future_is_refused(mini, monkeypatch):
     assert problems(mini) == ["docs/x.md:3: 'reviewed: 2026-11-11' is in the future (expected a date up to 2026-11-10)"]
     monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 11))
     assert problems(mini) == []
+
+
+@pytest.mark.parametrize(
+    "front, expected",
+    [
+        (
+            "---\nreviewed: 2026-11-01\n---\n",
+            "docs/x.md:1: front matter has no 'description:' (expected one sentence on what this page "
+            "covers, its own, shown by search engines and link previews)",
+        ),
+        (
+            "---\nreviewed: 2026-11-01\ndescription:\n---\n",
+            "docs/x.md:3: front matter 'description' is empty (expected one sentence on what this page "
+            "covers, its own, shown by search engines and link previews)",
+        ),
+        (
+            "---\nreviewed: 2026-11-01\ndescription: '  '\n---\n",
+            "docs/x.md:3: front matter 'description' is empty (expected one sentence on what this page "
+            "covers, its own, shown by search engines and link previews)",
+        ),
+    ],
+)
+def test_every_page_needs_a_description(mini, front, expected):
+    page(mini, "x.md", "# X\n", front=front)
+    assert problems(mini) == [expected]
+
+
+def test_two_pages_may_not_share_a_description(mini):
+    page(mini, "a.md", "# A\n", front="---\nreviewed: 2026-11-01\ndescription: Same words.\n---\n\n")
+    page(mini, "b.md", "# B\n", front="---\ntitle: B\nreviewed: 2026-11-01\ndescription: Same  words.\n---\n\n")
+    assert problems(mini) == [
+        "docs/b.md:4: front matter 'description' is the same as docs/a.md's (line 3) (expected one sentence "
+        "on what this page covers, its own, shown by search engines and link previews)"
+    ]

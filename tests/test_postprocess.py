@@ -44,3 +44,19 @@ def test_abbreviations_inside_code_in_a_cell_stay_as_they_are():
         f'<td><code><abbr title="Distributed Data Parallel">DDP</abbr>{tok("&#40;")}<wbr>{tok("m,")} '
         f"{tok('device_')}<wbr>{tok('ids=x&#41;')}</code></td>"
     )
+
+
+def test_the_tags_and_a_sections_nav_get_names():
+    html = (
+        '<nav class="md-nav" data-md-level="1" aria-labelledby="__nav_2_label" aria-expanded="true">\n'
+        '  <label class="md-nav__title" for="__nav_2">\n    <span class="md-nav__icon md-icon"></span>\n'
+        '    Limits &amp; "roadmap"\n  </label>\n</nav><nav class="md-tags" >'
+    )
+    assert fix_html(html) == html.replace(
+        'aria-expanded="true">', 'aria-expanded="true" aria-label="Limits &amp; &quot;roadmap&quot;">'
+    ).replace('<nav class="md-tags"', '<nav class="md-tags" aria-label="Tags"')
+
+
+def test_a_nav_without_a_title_label_is_left_alone():
+    html = '<nav class="md-nav" data-md-level="1" aria-labelledby="x_label"><ul></ul></nav>'
+    assert fix_html(html) == html

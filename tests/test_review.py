@@ -37,9 +37,17 @@ def page(src_uri: str, text: str) -> Page:
     return p
 
 
-HOME = page("index.md", "---\nreviewed: 2026-11-01\n---\n\n# Home\n\nSee [the page](sub/page.md).\n")
-FIGURE_PAGE = page("sub/page.md", "---\ntitle: Page\nreviewed: 2026-11-01\n---\n\n# Page\n\n<!-- kb:figure tput -->\n")
-LINK_PAGE = page("sub/link.md", "---\nreviewed: 2026-11-01\n---\n\n# Link\n\nRead <https://example.org/doc>.\n")
+HOME = page(
+    "index.md", "---\nreviewed: 2026-11-01\ndescription: Test page 9.\n---\n# Home\n\nSee [the page](sub/page.md).\n"
+)
+FIGURE_PAGE = page(
+    "sub/page.md",
+    "---\ntitle: Page\nreviewed: 2026-11-01\ndescription: Test page 10.\n---\n# Page\n\n<!-- kb:figure tput -->\n",
+)
+LINK_PAGE = page(
+    "sub/link.md",
+    "---\nreviewed: 2026-11-01\ndescription: Test page 11.\n---\n# Link\n\nRead <https://example.org/doc>.\n",
+)
 
 
 def kb_with(tmp_path: Path, **tables: str):
@@ -79,7 +87,12 @@ def test_older_than_the_pinned_release(tmp_path):
         in lines(due)
     )
     # a review in the release's month is not known to be before it: not flagged
-    later = review_queue(kb, [page("a.md", "---\nreviewed: 2026-12-01\n---\n")], D("2026-12-15"), release=release)
+    later = review_queue(
+        kb,
+        [page("a.md", "---\nreviewed: 2026-12-01\ndescription: Test page 12.\n---\n")],
+        D("2026-12-15"),
+        release=release,
+    )
     assert [d.path for d in later if d.src_uri] == []
 
 
@@ -135,7 +148,10 @@ def test_page_sources_count_links_and_records_placed_by_id_not_tables(tmp_path):
     kb = kb_with(tmp_path)
     assert page_sources(FIGURE_PAGE, kb) == {"news"}
     assert page_sources(LINK_PAGE, kb) == {"prim"}
-    table = page("t.md", "---\nreviewed: 2026-11-01\n---\n\n<!-- kb:table figures -->\n\n`<!-- kb:claim dev -->`\n")
+    table = page(
+        "t.md",
+        "---\nreviewed: 2026-11-01\ndescription: Test page 13.\n---\n<!-- kb:table figures -->\n\n`<!-- kb:claim dev -->`\n",
+    )
     assert page_sources(table, kb) == set()  # tables don't count, nor shortcodes shown as code
 
 
@@ -226,7 +242,9 @@ def test_a_due_page_gets_an_out_of_date_note(tmp_path):
 
 
 def test_validate_project_renders_the_queue_as_of_kb_today(mini, monkeypatch):
-    (mini / "docs" / "queue.md").write_text("---\nreviewed: 2026-11-01\n---\n\n# Queue\n\n<!-- kb:review-queue -->\n")
+    (mini / "docs" / "queue.md").write_text(
+        "---\nreviewed: 2026-11-01\ndescription: Test page 14.\n---\n# Queue\n\n<!-- kb:review-queue -->\n"
+    )
     monkeypatch.setenv("KB_TODAY", "2027-06-01")
     project = validate_project(mini, package=False)
     assert project.problems == []

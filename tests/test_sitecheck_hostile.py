@@ -387,7 +387,7 @@ def test_malformed_markup_never_raises_or_hangs(tmp_path, content):
 def test_the_source_line_is_named_when_it_can_be_found(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "page.md").write_text(
-        '---\nreviewed: 2026-01-01\n---\n\n# Title\n\nText.\n\n<img src="img/a.png" onerror="alert(1)">\n',
+        '---\nreviewed: 2026-01-01\ndescription: Test page 1.\n---\n# Title\n\nText.\n\n<img src="img/a.png" onerror="alert(1)">\n',
         encoding="utf-8",
     )
     content = '<p>Text.</p>\n<img src="img/a.png" onerror="alert(1)">'

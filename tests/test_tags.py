@@ -25,7 +25,9 @@ ALLOWED = "training, inference"
 
 def tag_problems(root: Path, front: str, config: str = CONFIG) -> list[str]:
     (root / "mkdocs.yml").write_text(config, encoding="utf-8")
-    (root / "docs" / "index.md").write_text(f"---\nreviewed: 2026-11-01\n{front}---\n\n# Home\n", encoding="utf-8")
+    (root / "docs" / "index.md").write_text(
+        f"---\nreviewed: 2026-11-01\n{front}description: Test page 2.\n---\n# Home\n", encoding="utf-8"
+    )
     problems = validate_project(root, package=False).problems
     return [str(p) for p in problems if "tag" in p.message]  # other checks are other tests' business
 

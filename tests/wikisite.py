@@ -1,5 +1,6 @@
 """The real site built once per test session with the team-wiki settings: a Git host for the edit
-actions (HANDBOOK_REPO_URL) and a build date far ahead (KB_TODAY), so every page is due for review.
+actions (HANDBOOK_REPO_URL), a site address (HANDBOOK_SITE_URL) and a build date far ahead
+(KB_TODAY), so every page is due for review.
 Shared by test_editlinks.py, test_review.py and test_urls.py (the browser tests build their own)."""
 
 from __future__ import annotations
@@ -15,12 +16,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPO = "https://git.example.com/team/handbook"
+SITE = "https://wiki.example.com/handbook/"  # served under a path, as a team wiki often is
 FUTURE = "2100-01-01"
 
 
 def build(dest: Path, **env: str) -> subprocess.CompletedProcess:
     """A strict build of the real project into ``dest`` with extra environment variables."""
-    base = {k: v for k, v in os.environ.items() if k not in ("HANDBOOK_REPO_URL", "HANDBOOK_EDIT_URI", "KB_TODAY")}
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("HANDBOOK_REPO_URL", "HANDBOOK_EDIT_URI", "HANDBOOK_SITE_URL", "KB_TODAY")
+    }
     full = {**base, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true", "PYTHONPATH": str(ROOT / "scripts")}
     args = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(dest)]
     return subprocess.run(args, cwd=ROOT, env={**full, **env}, capture_output=True, text=True, timeout=600)
@@ -36,7 +42,7 @@ def _folder(prefix: str) -> Path:
 @functools.cache
 def wiki_site() -> Path:
     dest = _folder("wiki-site-")
-    result = build(dest, HANDBOOK_REPO_URL=REPO, KB_TODAY=FUTURE)
+    result = build(dest, HANDBOOK_REPO_URL=REPO, HANDBOOK_SITE_URL=SITE, KB_TODAY=FUTURE)
     assert result.returncode == 0, result.stdout + result.stderr
     return dest
 

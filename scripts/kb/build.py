@@ -97,7 +97,13 @@ class Build:
         return out
 
     def check_site(
-        self, site: Path, shown: str, directory_urls: bool, redirects: dict[str, str], log: Callable[[str], None]
+        self,
+        site: Path,
+        shown: str,
+        directory_urls: bool,
+        redirects: dict[str, str],
+        root_path: str,
+        log: Callable[[str], None],
     ) -> None:
         """The built-site check; under serve it runs beside the server and only reports."""
         from .sitecheck import check_site
@@ -108,7 +114,7 @@ class Build:
 
         def run(workers: int) -> list[Problem]:
             start = time.perf_counter()
-            problems = check_site(site, hints, shown=shown, redirects=redirects, workers=workers)
+            problems = check_site(site, hints, shown=shown, redirects=redirects, workers=workers, root_path=root_path)
             log(f"{CHECK_TIMED} {time.perf_counter() - start:.3f} s, {len(problems)} problem(s)")
             return problems
 

@@ -1,9 +1,12 @@
-"""The team's Git host, for the "Edit this page" and "View source" actions.
+"""The team's Git host, for the "Edit this page" and "View source" actions, and the site's address.
 
 mkdocs.yml reads ``repo_url`` from ``HANDBOOK_REPO_URL`` and ``edit_uri`` from ``HANDBOOK_EDIT_URI``
 (default ``edit/main/docs/``). Without a repository URL the site shows no actions and no
 repository link. MkDocs 1.6 renders its templates without autoescaping, so both values are held
 to a narrow form here before they reach an attribute.
+
+``site_url`` comes from ``HANDBOOK_SITE_URL``: with it, MkDocs writes a full sitemap.xml and a
+canonical link on every page; without it, the sitemap lists no page and no page has a canonical link.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from .yamlload import ConfigLoader, YAMLProblem, one_line, parse, read_text
 
 REPO_VAR = "HANDBOOK_REPO_URL"
 EDIT_VAR = "HANDBOOK_EDIT_URI"
+SITE_VAR = "HANDBOOK_SITE_URL"
 DEFAULT_EDIT_URI = "edit/main/docs/"
 
 # Characters that may appear in a URL without quoting and can't end an HTML attribute or tag.
@@ -64,6 +68,33 @@ def check_repo_url(
     return []
 
 
+def check_site_url(
+    value: str | None, line: int = 1, origin: str = f"from {SITE_VAR}", shown: str = "mkdocs.yml"
+) -> list[Problem]:
+    """Problems with the site's address: absolute http(s), a host, nothing that breaks out of an attribute."""
+    if not value:
+        return []
+    parts = urlsplit(value) if _URL_CHARS.fullmatch(value) else None
+    if (
+        parts is None
+        or parts.scheme not in ("https", "http")
+        or not parts.hostname
+        or "@" in parts.netloc
+        or parts.query
+        or "#" in value
+    ):
+        return [
+            Problem(
+                shown,
+                line,
+                f"site_url ({origin}) {value!r} is not the absolute URL the site is served at (expected "
+                "https://HOST/PATH/, without a user name, query or fragment, spaces, quotes, < > or `; "
+                "unset it for a site without a sitemap or canonical links)",
+            )
+        ]
+    return []
+
+
 def check_edit_uri(
     value: str | None, line: int = 1, origin: str = f"from {EDIT_VAR}", shown: str = "mkdocs.yml"
 ) -> list[Problem]:
@@ -85,13 +116,19 @@ def check_edit_uri(
     return []
 
 
-def check_settings(repo_url: str | None, edit_uri: str | None, root: Path) -> list[Problem]:
-    """Both values, located at their keys in mkdocs.yml."""
+def check_settings(
+    repo_url: str | None, edit_uri: str | None, root: Path, site_url: str | None = None
+) -> list[Problem]:
+    """The three values, located at their keys in mkdocs.yml."""
     try:
         text = (root / "mkdocs.yml").read_text("utf-8")
     except (OSError, UnicodeDecodeError):
         text = ""  # the nav check reports an unreadable mkdocs.yml
-    return check_repo_url(repo_url, _line_of(text, "repo_url")) + check_edit_uri(edit_uri, _line_of(text, "edit_uri"))
+    return (
+        check_site_url(site_url, _line_of(text, "site_url"))
+        + check_repo_url(repo_url, _line_of(text, "repo_url"))
+        + check_edit_uri(edit_uri, _line_of(text, "edit_uri"))
+    )
 
 
 # ---- Settings read from the environment (``!ENV``), checked with the value MkDocs will use ----
@@ -100,8 +137,12 @@ CONFIGS = ("mkdocs.yml", "mkdocs.offline.yml")
 Check = Callable[[str | None, int, str, str], list[Problem]]
 # Every setting that may come from the environment, and its check. A ``!ENV`` anywhere else is
 # refused: a setting nobody checks must not be set by a variable.
-ENV_SETTINGS: dict[str, Check] = {"repo_url": check_repo_url, "edit_uri": check_edit_uri}
-_EXPECTED = {"repo_url": "https://HOST/GROUP/PROJECT", "edit_uri": f"a path such as '{DEFAULT_EDIT_URI}'"}
+ENV_SETTINGS: dict[str, Check] = {"repo_url": check_repo_url, "edit_uri": check_edit_uri, "site_url": check_site_url}
+_EXPECTED = {
+    "repo_url": "https://HOST/GROUP/PROJECT",
+    "edit_uri": f"a path such as '{DEFAULT_EDIT_URI}'",
+    "site_url": "https://HOST/PATH/",
+}
 _TYPES = {bool: "a boolean", int: "a number", float: "a number", type(None): "null", list: "a list", dict: "a mapping"}
 
 

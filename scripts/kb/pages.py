@@ -89,7 +89,55 @@ def split_front_matter(text: str, shown: str) -> tuple[dict[str, Any], str, int,
                 f"'reviewed: {reviewed}' is in the future (expected a date up to {today})",
             )
         )
+    problems += _description(meta, located, shown)
     return meta, text[m.end() :], body_line, problems
+
+
+_DESCRIBE = "one sentence on what this page covers, its own, shown by search engines and link previews"
+
+
+def _description(meta: dict[str, Any], located: Located, shown: str) -> list[Problem]:
+    """A page's own description: present and not empty (its form is checked with the other text fields)."""
+    if "description" not in meta:
+        return [Problem(shown, 1, f"front matter has no 'description:' (expected {_DESCRIBE})")]
+    value = meta["description"]
+    if value is None or (isinstance(value, str) and not value.strip()):
+        line = located.line(("description",)) + 1
+        return [Problem(shown, line, f"front matter 'description' is empty (expected {_DESCRIBE})")]
+    return []
+
+
+def check_descriptions(pages: list[Page]) -> list[Problem]:
+    """Two pages with the same description: the later one (in path order) is reported at its line."""
+    first: dict[str, Page] = {}
+    problems: list[Problem] = []
+    for page in sorted(pages, key=lambda p: p.shown):
+        value = page.meta.get("description")
+        if not isinstance(value, str) or not value.strip():
+            continue
+        key = " ".join(value.split()).casefold()
+        if key not in first:
+            first[key] = page
+            continue
+        other = first[key]
+        problems.append(
+            Problem(
+                page.shown,
+                _front_line(page.text, "description"),
+                f"front matter 'description' is the same as {other.shown}'s (line "
+                f"{_front_line(other.text, 'description')}) (expected {_DESCRIBE})",
+            )
+        )
+    return problems
+
+
+def _front_line(text: str, key: str) -> int:
+    """The line of ``key:`` in a page's front matter (1 when it isn't there)."""
+    m = _FRONT.match(text)
+    found = re.search(rf"^{re.escape(key)}\s*:", m.group(1) or "", re.M) if m else None
+    if not m or not found:
+        return 1
+    return text.count("\n", 0, m.start(1) + found.start()) + 1
 
 
 # Front matter the site understands. The theme writes title and description into the page head
@@ -108,6 +156,8 @@ def _front_matter_fields(meta: dict[str, object], located: Located, shown: str) 
         if key not in _FRONT_KEYS:
             expected = ", ".join(sorted(_FRONT_KEYS))
             problems.append(Problem(shown, line, f"unknown front matter key '{key}' (expected one of: {expected})"))
+        elif key == "description" and (value is None or (isinstance(value, str) and not value.strip())):
+            continue  # reported as empty by _description
         elif key in _FRONT_TEXT and not (isinstance(value, str) and _PLAIN.fullmatch(value)):
             problems.append(
                 Problem(

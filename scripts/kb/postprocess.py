@@ -1,9 +1,14 @@
-"""Small fixes to the theme's HTML output, for accessibility (axe: serious or critical).
+"""Small fixes to the theme's HTML output, for accessibility (axe-core).
 
 Material's search dialog has no accessible name, and pymdownx.tasklist renders read-only
-checkboxes with no label. Both are theme markup, not page content: nothing a page author wrote
-is changed. Inline code in table cells is cut into unbreakable pieces (the text stays the same),
-so that Material's styles can't wrap it inside a word (see keep_code_tokens).
+checkboxes with no label. Two navigation landmarks have no name either, so axe's
+``landmark-unique`` finds two unnamed ``nav`` landmarks on one page: the page's tags
+(``nav.md-tags``), and, with ``navigation.indexes``, a section's nav in the sidebar, whose
+``aria-labelledby`` points at the empty toggle beside the section's index link (an empty
+labelled-by name falls back to ``aria-label``). All of it is theme markup, not page content:
+nothing a page author wrote is changed. Inline code in table cells is cut into unbreakable pieces
+(the text stays the same), so that Material's styles can't wrap it inside a word (see
+keep_code_tokens).
 """
 
 from __future__ import annotations
@@ -12,11 +17,27 @@ import re
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
+_TAGS_NAV = '<nav class="md-tags"'
+# A section's nav, then its title label (icon, then the section title as escaped text).
+_SECTION_NAV = re.compile(
+    r'(<nav class="md-nav" data-md-level="\d{1,2}" aria-labelledby="[^"<>]{1,200}"'
+    r'(?: aria-expanded="(?:true|false)")?)(>\s*'
+    r'<label class="md-nav__title" for="[^"<>]{1,200}">\s*<span class="md-nav__icon md-icon"></span>\s*'
+    r"([^<>]{1,300}?)\s*</label>)"
+)
+
+
+def _named(m: re.Match[str]) -> str:
+    title = m.group(3).strip().replace('"', "&quot;")  # already escaped text, but a quote ends the attribute
+    return f'{m.group(1)} aria-label="{title}"{m.group(2)}'
 
 
 def fix_html(html: str) -> str:
-    """Name the search dialog; hide read-only task-list checkboxes from assistive technology."""
+    """Name the search dialog, the tags and the sections' navs; hide read-only task-list
+    checkboxes from assistive technology."""
     html = html.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
+    html = html.replace(_TAGS_NAV, _TAGS_NAV + ' aria-label="Tags"', 1)
+    html = _SECTION_NAV.sub(_named, html)
     html = html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
     return keep_code_tokens(html)
 
@@ -37,10 +58,9 @@ def _pieces(token: str) -> str:
 
 def keep_code_tokens(html: str) -> str:
     """Inline code in table cells as ``kb-tok`` pieces (kb.css keeps each on one line) joined by
-        ``<wbr>``: a name wraps only at a space or after a dot, an underscore, a slash or an opening
-    parenthesis, never inside
-        a word or after the hyphens of a flag. Abbreviations inside are kept whole; code with any other
-    markup inside (highlighted) is left alone."""
+    ``<wbr>``: a name wraps only at a space or after a dot, an underscore, a slash or an opening
+    parenthesis, never inside a word or after the hyphens of a flag. Abbreviations inside are kept
+    whole; code with any other markup inside (highlighted) is left alone."""
 
     def text(part: str) -> str:
         return " ".join(_pieces(t) for t in part.split(" "))

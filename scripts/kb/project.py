@@ -15,7 +15,15 @@ from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_errors, check_names
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
-from .pages import Page, check_nav, check_pages, check_section_links, page_anchors, split_front_matter
+from .pages import (
+    Page,
+    check_descriptions,
+    check_nav,
+    check_pages,
+    check_section_links,
+    page_anchors,
+    split_front_matter,
+)
 from .render import SHORTCODE, Ctx, render_markdown
 from .review import Queue, build_today, make_queue, release_of
 from .sitepaths import built_file
@@ -62,6 +70,7 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     ready = not problems  # the gate: render only from a KB whose references all resolve
     pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None)
     project.problems += problems
+    project.problems += check_descriptions(pages)
     if ready:
         try:
             project.review, problems = review_pages(root, kb, pages)

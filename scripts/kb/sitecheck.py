@@ -174,6 +174,7 @@ def check_site(
     shown: str | None = None,
     redirects: Mapping[str, str] | None = None,
     workers: int = 2,
+    root_path: str = "/",
 ) -> list[Problem]:
     """Every problem in the built site under ``site``. ``source_of`` maps built file -> docs page.
 
@@ -183,18 +184,24 @@ def check_site(
 
     ``workers``: 2 reads half the files in a second process (when there are enough of them).
 
+    ``root_path``: the URL path the site is served at (site_url's, ``/`` without one): 404.html,
+    served at any depth, links root-absolute under it.
+
     Problems name files as ``SHOWN/<file>``: the folder as the caller names it (default: its name)."""
     prefix = (shown or site.name).rstrip("/") or "."
     site = site.resolve()
     source_of = source_of or {}
     redirects = redirects or {}
     problems: list[Problem] = []
+    global _root_path
+    _root_path = "/" + root_path.strip("/") + "/" if root_path.strip("/") else "/"
     collecting = gc.isenabled()
     gc.disable()  # the check makes many small objects and no cycles: the cyclic collector only costs time
     try:
         files, readable = _walk(site, problems)
         problems += _parallel(site, files, readable, source_of, redirects, workers)
     finally:
+        _root_path = "/"
         if collecting:
             gc.enable()
     return [Problem(prefix + p.path[4:], p.line, p.message) if p.path.startswith("site/") else p for p in problems]
@@ -1145,6 +1152,10 @@ def _refresh_url(content: str) -> str:
     return url
 
 
+# The site's URL path while check_site runs (set before its second process forks, so both see it).
+_root_path = "/"
+
+
 def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, set[str]]) -> str | None:
     url = ref.url
     if url.startswith("#"):  # the commonest link of all, to this page's own heading: what the end says
@@ -1167,7 +1178,9 @@ def _check_ref(ref: Ref, rel: str, base: str, files: set[str], ids: dict[str, se
         if "%" in path:
             path = unquote(path)
         if path.startswith("/"):  # only on 404.html, which is served from any path
-            target = posixpath.normpath(path.lstrip("/"))
+            if not path.startswith(_root_path) and path + "/" != _root_path:
+                return f"link '{url}' on 404.html is outside the site's path {_root_path} (expected a link under it)"
+            target = posixpath.normpath(path[len(_root_path) :] or ".")
         else:
             target = posixpath.normpath(f"{base}/{path}" if base else path)
         if target.startswith(".."):

@@ -23,12 +23,14 @@ from .support import (
     allowed_request,
     build_site,
     find_chromium,
+    free_port,
     page_paths,
     report,
     write_artifact,
 )
 
 HERE = Path(__file__).parent
+_PORT = free_port()
 SKIP_REASON = (
     "Chromium not found at /usr/bin/chromium: browser tests skipped "
     "(./dev test installs Debian's chromium when it runs as root)"
@@ -63,7 +65,11 @@ def site(tmp_path_factory) -> Path:
     """The real project built strictly, once, into a temporary folder."""
     dest = tmp_path_factory.mktemp("browser-site") / "site"
     start = time.perf_counter()
-    result = build_site(dest)
+    # With a site address, as a team wiki is deployed: a full sitemap, which instant navigation needs
+    # (Material loads through it only the links the sitemap lists, mapped onto the origin it runs on).
+    # Material maps the sitemap's URLs onto the page's protocol and host name but not its port, so
+    # the address is the test server's own: its port is chosen here, before the build.
+    result = build_site(dest, extra_env={"HANDBOOK_SITE_URL": f"http://127.0.0.1:{_PORT}/"})
     assert result.returncode == 0, f"strict build failed:\n{result.stdout}{result.stderr}"
     report("build", f"site built in {time.perf_counter() - start:.1f} s: {len(page_paths(dest))} pages")
     return dest
@@ -71,7 +77,7 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="session")
 def server(site):
-    with SiteServer(site) as running:
+    with SiteServer(site, _PORT) as running:
         yield running
 
 

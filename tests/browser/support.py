@@ -9,6 +9,7 @@ import functools
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -72,6 +73,13 @@ def check_site(site: Path, *extra: str) -> subprocess.CompletedProcess:
     return subprocess.run(args, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
 
 
+def free_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on now (for a server started later)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format, *args):  # noqa: A002 - the base class's name
         pass
@@ -80,9 +88,9 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 class SiteServer:
     """The built site over http on 127.0.0.1, on a free port, in a background thread."""
 
-    def __init__(self, site: Path):
+    def __init__(self, site: Path, port: int = 0):
         handler = functools.partial(_QuietHandler, directory=str(site))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.httpd.daemon_threads = True
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

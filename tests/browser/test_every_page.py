@@ -1,13 +1,11 @@
 """Every built page in Chromium: nothing from another origin, no failed asset, no console error,
-no serious or critical accessibility violation (axe-core). One visit per page feeds all four."""
+no accessibility violation of any impact (axe-core). One visit per page feeds all four."""
 
 from __future__ import annotations
 
 from collections import Counter
 
 from .support import page_paths, report
-
-SERIOUS = {"serious", "critical"}
 
 
 def test_every_built_page_was_visited(crawl, site):
@@ -33,7 +31,7 @@ def test_no_failed_request_and_no_console_error(crawl):
     assert not problems, "failed requests or console errors:\n" + "\n".join(problems)
 
 
-def test_no_serious_or_critical_accessibility_violation(crawl):
+def test_no_accessibility_violation(crawl):
     # Grouped by rule: (rule, impact, scheme) -> the pages, and the rule's help and first targets.
     rules: dict[tuple, dict] = {}
     for v in crawl:
@@ -51,11 +49,10 @@ def test_no_serious_or_critical_accessibility_violation(crawl):
     )
     for (rule, impact, scheme), entry in sorted(rules.items()):
         report("accessibility", f"  {rule} ({impact}, {scheme}): on {len(entry['pages'])} page(s)")
-    serious = [
+    found = [
         f"{rule} ({impact}, {scheme} scheme) on {len(e['pages'])} page(s): {e['help']}\n"
         f"    targets: {'; '.join(e['targets'])}\n"
         f"    pages: {', '.join(e['pages'][:8])}{' ...' if len(e['pages']) > 8 else ''}"
         for (rule, impact, scheme), e in sorted(rules.items())
-        if impact in SERIOUS
     ]
-    assert not serious, "serious or critical axe-core violations:\n" + "\n".join(serious)
+    assert not found, "axe-core violations (any impact: minor and moderate count too):\n" + "\n".join(found)
