@@ -337,10 +337,10 @@ def replace_in(root: Path, rel: str, old: str, new: str) -> int:
 
 
 def f_unchecked_env_setting(r):
-    line = append(r, "mkdocs.yml", "site_url: !ENV HANDBOOK_SITE_URL")
+    line = append(r, "mkdocs.yml", "copyright: !ENV HANDBOOK_COPYRIGHT")
     return (
         f"mkdocs.yml:{line}",
-        "'site_url' is read from the environment (!ENV HANDBOOK_SITE_URL), which nothing checks",
+        "'copyright' is read from the environment (!ENV HANDBOOK_COPYRIGHT), which nothing checks",
     )
 
 

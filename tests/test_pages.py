@@ -238,8 +238,8 @@ def test_a_review_date_in_the_future_is_refused(mini, monkeypatch):
     import kb.validate
 
     monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 10))
-    page(mini, "x.md", "# X\n", front="---\ntitle: X\nreviewed: 2026-11-11\n---\n\n")
-    assert problems(mini) == ["docs/x.md:3: 'reviewed: 2026-11-11' is in the future (expected a date up to 2026-11-10)"]
+    page(mini, "x.md", "# X\n", front="---\ntitle: X\ndescription: A page for the test.\nreviewed: 2026-11-11\n---\n\n")
+    assert problems(mini) == ["docs/x.md:4: 'reviewed: 2026-11-11' is in the future (expected a date up to 2026-11-10)"]
     monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 11))
     assert problems(mini) == []
 
