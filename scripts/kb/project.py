@@ -13,6 +13,7 @@ from .files import scan_project
 from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_errors, check_names
+from .wheelfacts import check_facts
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
 from .pages import Page, check_nav, check_pages, check_section_links, page_anchors, split_front_matter
 from .render import SHORTCODE, Ctx, render_markdown
@@ -261,6 +262,7 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
         return [exc.problem]
     problems = check_names(project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root)
     problems += check_errors(project.kb, index)
+    problems += check_facts(project.kb, index)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
 
