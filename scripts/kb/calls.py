@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator, Literal
@@ -99,6 +100,8 @@ class Span:
             return None
         if any(n.split(".")[-1] in {"tpu", "is_tpu"} for n in self.names):
             return None
+        if any(c.name == "torch.compile" for c in self.calls):
+            return None  # 'tpu' names a compile backend there, not a device
         swapped = re.sub(r"(['\"])tpu_dist\1", "'gloo'", self.code)
         swapped = re.sub(r"(['\"])tpu\1", "'cpu'", swapped)
         return swapped if swapped != self.code else None
@@ -151,7 +154,9 @@ def _parse(text: str) -> ast.Module | None:
     if body.endswith(":"):
         body += "\n    pass"
     try:
-        tree = ast.parse(body)
+        with warnings.catch_warnings():  # prose such as `\d` is not code: no SyntaxWarning for it
+            warnings.simplefilter("ignore")
+            tree = ast.parse(body)
     except SyntaxError:
         return None
     if not tree.body or not all(isinstance(s, (ast.Expr, ast.With, ast.Assign)) for s in tree.body):

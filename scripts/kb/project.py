@@ -13,7 +13,6 @@ from .files import scan_project
 from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_errors, check_names
-from .wheelfacts import check_facts
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
 from .pages import Page, check_nav, check_pages, check_section_links, page_anchors, split_front_matter
 from .render import SHORTCODE, Ctx, render_markdown
@@ -23,6 +22,7 @@ from .tags import check_tags
 from .urls import check_urls
 from .validate import validate_kb
 from .wheel import WheelIndex
+from .wheelfacts import check_facts
 from .yamlload import YAMLProblem, check_characters, decode, one_line, read_text
 
 
