@@ -103,9 +103,21 @@ def run(code: str, aliases: dict[str, str]) -> Any:
         if code.startswith("torch.compile(") and callable(result):
             compiled = result if "(model" in code or "(fn" in code else result(ns["fn"])
             compiled(ns["tensor"])
+        compile_marked(ns)
         return result
     finally:
         ensure_group()
+
+
+def compile_marked(ns: dict[str, Any]) -> None:
+    """A span that marks a placeholder tensor (``torch._dynamo.mark_dynamic(x, ...)``) only shows
+    its effect under torch.compile: compile a small function (dynamic=False, what torch-tpu
+    defaults to) and call it on the marked tensor, as the reader's code would."""
+    for value in ns.values():
+        if isinstance(value, torch.Tensor) and getattr(value, "_dynamo_dynamic_indices", None):
+            torch._dynamo.reset()
+            torch.compile(lambda v: v * 2, backend="eager", dynamic=False)(value)
+            return
 
 
 def _is_expression(code: str) -> bool:
