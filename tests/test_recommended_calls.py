@@ -36,7 +36,7 @@ import pytest
 from conftest import ROOT
 from kb.calls import ALIASES, Span, compile_arguments, env_settings, page_spans, record_spans, sample_calls
 from kb.package import cached_wheel, load_index
-from kb.project import validate_project
+from kb.project import Project, validate_project
 from kb.schema import EnvVar
 from kb.wheelfacts import PG_LIBRARY
 
@@ -54,10 +54,17 @@ TIMEOUT_S = 600
 
 
 @functools.cache
+def project() -> Project:
+    loaded = validate_project(ROOT, package=False)
+    assert loaded.kb is not None, loaded.problems
+    return loaded
+
+
+@functools.cache
 def spans() -> tuple[Span, ...]:
-    project = validate_project(ROOT, package=False)
-    assert project.kb is not None, project.problems
-    found = record_spans(project.kb) + page_spans(project.pages)
+    kb = project().kb
+    assert kb is not None
+    found = record_spans(kb) + page_spans(project().pages)
     with (ROOT / "snippets" / "MANIFEST.toml").open("rb") as f:
         manifest = tomllib.load(f)
     for path, entry in sorted(manifest.items()):
@@ -220,14 +227,14 @@ def test_compile_arguments_are_ones_the_backend_takes():
 
 def torch_env_names() -> dict[str, str]:
     """TORCH_* names (TorchTPU's own left to check-wheel) the handbook tells readers to set."""
-    project = validate_project(ROOT, package=False)
-    assert project.kb is not None
+    kb = project().kb
+    assert kb is not None
     names = {
         rec.model.name: f"{rec.path}:{rec.line}"
-        for rec in project.kb.rows("env_vars", EnvVar)
+        for rec in kb.rows("env_vars", EnvVar)
         if rec.model.name.startswith("TORCH_") and not rec.model.name.startswith("TORCH_TPU")
     }
-    texts = [(p.text, p.shown) for p in project.pages.values()]
+    texts = [(p.text, p.shown) for p in project().pages.values()]
     for name, _value, where in env_settings(texts):
         if name.startswith("TORCH_") and not name.startswith("TORCH_TPU"):
             names.setdefault(name, where)
