@@ -23,7 +23,7 @@ from .wheel import ENV_TOKEN, ClassInfo, ModuleInfo, WheelError, WheelIndex, rea
 PIN_FILE = "torch-tpu.pin"
 CACHE = Path(".cache") / "wheels"
 INVENTORY = Path("docs") / "data" / "package.json"
-INDEX_FORMAT = 3
+INDEX_FORMAT = 4
 
 
 class PackageError(Exception):

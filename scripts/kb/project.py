@@ -31,6 +31,7 @@ from .tags import check_tags
 from .urls import check_urls
 from .validate import validate_kb
 from .wheel import WheelIndex
+from .wheelfacts import check_facts
 from .yamlload import YAMLProblem, check_characters, decode, one_line, read_text
 
 
@@ -280,6 +281,7 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
         return [exc.problem]
     problems = check_names(project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root)
     problems += check_errors(project.kb, index)
+    problems += check_facts(project.kb, index)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
 

@@ -70,6 +70,7 @@ class WheelIndex:
     problems: list[str] = field(default_factory=list)
     messages: list[Message] = field(default_factory=list)  # every raise and warn of the Python code
     native_texts: dict[str, str] = field(default_factory=dict)  # sentence-like native string -> its file
+    facts: dict[str, list[str]] = field(default_factory=dict)  # what the backend code decides (wheelfacts)
 
     # ---- name resolution ----
 
@@ -226,6 +227,9 @@ def read_wheel(path: Path) -> WheelIndex:
             parent = ".".join(parts[:cut])
             index.modules.setdefault(parent, ModuleInfo(parent, parent.replace(".", "/")))
             index.modules[parent].names.add(parts[cut])
+    from .wheelfacts import read_facts  # it reads the public table built above
+
+    index.facts = {key: sorted(names) for key, names in read_facts(path, index.public).items()}
     return index
 
 

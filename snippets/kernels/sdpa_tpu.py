@@ -2,7 +2,7 @@
 
 TorchTPU 0.2.0 picks SDPA's backend itself, among those left enabled (all are by default):
 its flash-attention kernel when FLASH_ATTENTION is enabled and the call fits (fp32 or bf16,
-static shapes, 4-D or more, dropout_p below 1, no input that needs a gradient); otherwise,
+static shapes, 4-D or more, dropout_p below 1, no attn_mask that needs a gradient); otherwise,
 with OVERRIDEABLE or MATH enabled and dropout_p == 0, an optimised StableHLO version of the
 math path; otherwise PyTorch's plain MATH path. So sdpa_kernel([SDPBackend.OVERRIDEABLE])
 turns the flash kernel off: restrict backends only to compare paths or to rule one out.
