@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Callable, TypeVar
 
-from . import benchrender, charts
+from . import benchrender, charts, diagrams
 from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
 from .errors import Problem
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
@@ -26,6 +26,7 @@ from .schema import (
     Benchmark,
     Claim,
     Conditions,
+    Diagram,
     EnvVar,
     ErrorEntry,
     Figure,
@@ -578,6 +579,16 @@ def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     raise ShortcodeError(f"no chart for table '{table}' (expected figures or hardware)")
 
 
+def sc_diagram(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """A diagram of docs/data/diagrams.yml, drawn as SVG: ``<!-- kb:diagram ID -->``."""
+    _no_kw(kw)
+    rec = _record(ctx, "diagrams", _one(pos, "diagram id"))
+    try:
+        return "\n\n" + diagrams.render(ctx.kb, rec.narrow(Diagram).model) + "\n\n"
+    except diagrams.DiagramError as exc:
+        raise ShortcodeError(f"{rec.path}:{rec.line}: {exc}") from None
+
+
 def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     """One heading per environment variable or error message (so search finds each as a section title)."""
     table = _one(pos, "table name")
@@ -748,6 +759,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "limit": sc_limit,
     "mode": sc_mode,
     "chart": sc_chart,
+    "diagram": sc_diagram,
     "corrections": sc_corrections,
     "entries": sc_entries,
     "undocumented": sc_undocumented,

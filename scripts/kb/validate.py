@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from . import diagrams
 from .errors import Problem
 from .load import KB, Record, is_row
 from .schema import PRIMARY_KINDS, MigrationRule, Model, Source, Sourced
@@ -14,6 +15,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     today = today or dt.date.today()
     problems: list[Problem] = []
     problems += _unique_ids(kb)
+    problems += diagrams.check(kb)
     sources = kb.index("sources")
     cited: set[str] = set()
     for records in kb.tables.values():
