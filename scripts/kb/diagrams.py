@@ -45,7 +45,11 @@ class Box:
 
 
 class DiagramError(ValueError):
-    """A diagram that cannot be drawn; the message names the node or edge."""
+    """A diagram that cannot be drawn; ``field`` is the path of the record field at fault."""
+
+    def __init__(self, message: str, field: tuple[str | int, ...] = ()) -> None:
+        super().__init__(message)
+        self.field = field
 
 
 def words(value: str) -> list[Word]:
@@ -129,11 +133,19 @@ def layout(kb: KB, diagram: Diagram) -> tuple[list[Box], float]:
     for i, node in enumerate(diagram.nodes):
         x, w = node.col * cell + inset, node.span * cell - 2 * inset
         room = w - 2 * _PAD
-        where = f"nodes[{i}] '{node.id}'"
-        label = wrap(label_of(kb, node), _LABEL, room, where)
-        note = wrap(node.note, _NOTE, room, where) if node.note else []
+        where = f"'{node.id}'"
+        try:
+            label = wrap(label_of(kb, node), _LABEL, room, where)
+        except DiagramError as exc:
+            raise DiagramError(str(exc), ("nodes", i, "label" if node.label else "rests_on")) from None
+        try:
+            note = wrap(node.note, _NOTE, room, where) if node.note else []
+        except DiagramError as exc:
+            raise DiagramError(str(exc), ("nodes", i, "note")) from None
         if x + w > WIDTH + 0.01:
-            raise DiagramError(f"{where}: col + span is past the last of {diagram.columns} columns")
+            raise DiagramError(
+                f"{where}: col + span is past the last of {diagram.columns} columns", ("nodes", i, "span")
+            )
         boxes.append(Box(node, label, note, x, w))
     y = float(_TOP)
     for row in sorted({b.node.row for b in boxes}):
@@ -166,19 +178,31 @@ def _diagram_problems(kb: KB, rec: Record[Diagram]) -> list[tuple[tuple[str | in
     for i, node in enumerate(d.nodes):
         ref = node.rests_on
         if kb.get(ref.table, ref.id) is None:
-            found.append((("nodes", i, "rests_on"), f"no {ref.table} record '{ref.id}' (expected an id from docs/data/{ref.table}.yml)"))
+            found.append(
+                (
+                    ("nodes", i, "rests_on"),
+                    f"no {ref.table} record '{ref.id}' (expected an id from docs/data/{ref.table}.yml)",
+                )
+            )
         if node.id in seen:
-            found.append((("nodes", i, "id"), f"node id '{node.id}' is also nodes[{seen[node.id]}] (expected unique ids)"))
+            found.append(
+                (("nodes", i, "id"), f"node id '{node.id}' is also nodes[{seen[node.id]}] (expected unique ids)")
+            )
         seen.setdefault(node.id, i)
         for other in d.nodes[:i]:
             if other.row == node.row and node.col < other.col + other.span and other.col < node.col + node.span:
-                found.append((("nodes", i, "col"), f"'{node.id}' overlaps '{other.id}' in row {node.row} (expected boxes side by side)"))
+                found.append(
+                    (
+                        ("nodes", i, "col"),
+                        f"'{node.id}' overlaps '{other.id}' in row {node.row} (expected boxes side by side)",
+                    )
+                )
     found += _edge_problems(d, seen)
     if not found:
         try:
             layout(kb, d)
         except DiagramError as exc:
-            found.append((("nodes",), str(exc)))
+            found.append((exc.field, str(exc)))
     return found
 
 
@@ -191,7 +215,12 @@ def _edge_problems(d: Diagram, ids: dict[str, int]) -> list[tuple[tuple[str | in
             if node is None:
                 found.append((("edges", j, key), f"no node '{name}' (expected one of: {', '.join(ids)})"))
         if a is not None and b is not None and not (b.row > a.row or (b.row == a.row and b.col > a.col)):
-            found.append((("edges", j), f"'{a.id}' -> '{b.id}' points up or left (expected a lower row, or further right in the same row)"))
+            found.append(
+                (
+                    ("edges", j),
+                    f"'{a.id}' -> '{b.id}' points up or left (expected a lower row, or further right in the same row)",
+                )
+            )
     return found
 
 
@@ -248,7 +277,10 @@ def _edge(a: Box, b: Box, label: str | None) -> str:
     if b.node.row == a.node.row:
         y = a.y + a.h / 2
         x1, x2 = a.x + a.w, b.x
-        path, head = f"M{x1:.1f},{y:.1f} H{x2 - 7:.1f}", f"{x2:.1f},{y:.1f} {x2 - 8:.1f},{y - 4.5:.1f} {x2 - 8:.1f},{y + 4.5:.1f}"
+        path, head = (
+            f"M{x1:.1f},{y:.1f} H{x2 - 7:.1f}",
+            f"{x2:.1f},{y:.1f} {x2 - 8:.1f},{y - 4.5:.1f} {x2 - 8:.1f},{y + 4.5:.1f}",
+        )
         lx, ly, anchor = (x1 + x2) / 2, y - 6, "middle"
     else:
         x1, y1 = a.x + a.w / 2, a.y + a.h
@@ -258,7 +290,9 @@ def _edge(a: Box, b: Box, label: str | None) -> str:
         path = f"M{x1:.1f},{y1:.1f}{bend} V{y2 - 7:.1f}"
         head = f"{x2:.1f},{y2:.1f} {x2 - 4.5:.1f},{y2 - 8:.1f} {x2 + 4.5:.1f},{y2 - 8:.1f}"
         lx, ly, anchor = (x2 + 6, y2 - 9, "start") if bend else (x1 + 6, mid + 4, "start")
-    text = f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" class="kb-diagram__edge-label">{svg_text(label)}</text>' if label else ""
+    cls = "kb-diagram__edge-label"
+    text = f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" class="{cls}">{svg_text(label)}</text>'
+    text = text if label else ""
     return f'<path class="kb-diagram__edge" d="{path}"/><polygon class="kb-diagram__head" points="{head}"/>{text}'
 
 
@@ -271,4 +305,6 @@ def as_text(kb: KB, diagram: Diagram) -> str:
         out = [e for e in diagram.edges if e.source == node.id]
         leads = "; ".join(f"{md_text(e.label) + ': ' if e.label else ''}{names[e.target]}" for e in out)
         items.append(f"<li>{names[node.id]}{note}{' → ' + leads if leads else ''}</li>")
-    return f'<details class="kb-diagram__text"><summary>The diagram as text</summary><ul>{"".join(items)}</ul></details>'
+    return (
+        f'<details class="kb-diagram__text"><summary>The diagram as text</summary><ul>{"".join(items)}</ul></details>'
+    )

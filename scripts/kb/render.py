@@ -448,6 +448,10 @@ COLUMNS: dict[str, list[Column]] = {
         Column("Command", _typed(Benchmark, lambda ctx, r: md_code(r.model.command))),
         Column("Pages", _typed(Benchmark, lambda ctx, r: text(", ".join(number(n) for n in r.model.sizes)))),
     ],
+    "diagrams": [
+        Column("Diagram", lambda ctx, r: f"<code>{md_text(r.id)}</code>"),
+        *_cells(("Title", "title"), ("What it shows", "alt")),
+    ],
 }
 
 
