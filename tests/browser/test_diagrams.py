@@ -73,6 +73,8 @@ def test_diagram_renders_legibly(new_context, origin, src, scheme):
         assert fig["role"] == "img" and len(fig["names"]) == 2 and all(fig["names"]), fig  # title and desc
         assert fig["asText"] >= 2, f"{fig['id']}: no text version"
         assert fig["minFont"] * fig["scale"] >= 13, f"{fig['id']}: text drawn at {fig['minFont'] * fig['scale']:.1f} px"
+        # Drawn at its own size (600 px), not stretched to the column by Material's svg rule.
+        assert 480 <= fig["width"] <= 600.5, f"{fig['id']}: drawn {fig['width']:.0f} px wide"
         assert fig["textFill"] != fig["boxFill"], f"{fig['id']}: text and box share the colour {fig['textFill']}"
         page.locator(f"#{fig['id']}").screenshot(path=SHOTS / f"{fig['id'].removeprefix('diagram-')}-{scheme}.png")
     assert not outside, f"requests to another origin: {outside}"
@@ -100,6 +102,7 @@ def test_diagram_prints_black_on_white_from_the_dark_scheme(new_context, origin)
     printed = page.evaluate(MEASURE)[0]
     assert before["textFill"] != "rgb(0, 0, 0)", "the dark scheme draws text in black: the check proves nothing"
     assert (printed["textFill"], printed["boxFill"]) == ("rgb(0, 0, 0)", "rgb(255, 255, 255)"), printed
+    assert printed["width"] <= 600.5, f"printed {printed['width']:.0f} px wide"
 
 
 def test_diagrams_in_the_file_bundle(new_context, offline_site):
