@@ -546,6 +546,9 @@ class DiagramNode(Model):
 
 
 class DiagramEdge(Model):
+    # Written `from` and `to` in the YAML (Python keywords as field names), and exported so too.
+    model_config = ConfigDict(serialize_by_alias=True)
+
     source: Id = Field(alias="from")
     target: Id = Field(alias="to")
     label: Optional[Annotated[str, Field(min_length=1, max_length=24)]] = None
