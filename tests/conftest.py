@@ -93,6 +93,7 @@ MINI_TABLES = {
     "migration_rules": "[]\n",
     "errors": "[]\n",
     "benchmarks": "[]\n",
+    "diagrams": "[]\n",
     "glossary": """\
         - id: hbm
           term: HBM

@@ -14,7 +14,7 @@ from functools import lru_cache
 from html import unescape as html_unescape
 from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, get_args, get_origin
 
-from . import benchrender, charts
+from . import benchrender, charts, diagrams
 from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
 from .errors import Problem
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
@@ -27,6 +27,7 @@ from .schema import (
     Benchmark,
     Claim,
     Conditions,
+    Diagram,
     EnvVar,
     ErrorEntry,
     Figure,
@@ -507,6 +508,10 @@ COLUMNS: dict[str, list[Column]] = {
         Column("Command", _typed(Benchmark, lambda ctx, r: md_code(r.model.command))),
         Column("Pages", _typed(Benchmark, lambda ctx, r: text(", ".join(number(n) for n in r.model.sizes)))),
     ],
+    "diagrams": [
+        Column("Diagram", lambda ctx, r: f"<code>{md_text(r.id)}</code>"),
+        *_cells(("Title", "title"), ("What it shows", "alt")),
+    ],
 }
 
 
@@ -639,6 +644,16 @@ def sc_chart(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
             raise ShortcodeError("chart of figures needs title=Words_with_underscores")
         return "\n\n" + charts.figures_chart(select_rows(ctx.kb, "figures", Figure, kw), title) + "\n\n"
     raise ShortcodeError(f"no chart for table '{table}' (expected figures or hardware)")
+
+
+def sc_diagram(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """A diagram of docs/data/diagrams.yml, drawn as SVG: ``<!-- kb:diagram ID -->``."""
+    _no_kw(kw)
+    rec = _record(ctx, "diagrams", _one(pos, "diagram id"))
+    try:
+        return "\n\n" + diagrams.render(ctx.kb, rec.narrow(Diagram).model) + "\n\n"
+    except diagrams.DiagramError as exc:
+        raise ShortcodeError(f"{rec.path}:{rec.line}: {exc}") from None
 
 
 def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -836,6 +851,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "limit": sc_limit,
     "mode": sc_mode,
     "chart": sc_chart,
+    "diagram": sc_diagram,
     "corrections": sc_corrections,
     "entries": sc_entries,
     "env-summary": sc_env_summary,

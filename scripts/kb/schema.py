@@ -523,6 +523,47 @@ class Benchmark(Noted):
     ratios: list[BenchRatio]
 
 
+# A diagram drawn at build time (scripts/kb/diagrams.py): boxes on a grid and arrows between them.
+# Each box rests on a KB record, which holds the fact it shows; a box without a label shows the
+# record's own name (a mode's name, a glossary term).
+DiagramTable = Literal["claims", "modes", "glossary", "env_vars", "api_map", "limits", "migration_rules"]
+BoxLabel = Annotated[str, Field(min_length=1, max_length=120)]
+
+
+class DiagramRef(Model):
+    table: DiagramTable
+    id: Id
+
+
+class DiagramNode(Model):
+    id: Id
+    label: Optional[BoxLabel] = None
+    note: Optional[BoxLabel] = None  # a second, smaller line
+    kind: Literal["step", "question", "answer"] = "step"
+    row: Annotated[int, Field(ge=0, le=12)]
+    col: Annotated[float, Field(ge=0, le=12)]
+    span: Annotated[float, Field(gt=0, le=12)] = 1
+    rests_on: DiagramRef
+
+
+class DiagramEdge(Model):
+    # Written `from` and `to` in the YAML (Python keywords as field names), and exported so too.
+    model_config = ConfigDict(serialize_by_alias=True)
+
+    source: Id = Field(alias="from")
+    target: Id = Field(alias="to")
+    label: Optional[Annotated[str, Field(min_length=1, max_length=24)]] = None
+
+
+class Diagram(Names):
+    id: Id
+    title: Text
+    alt: Text  # the text alternative: what the diagram shows, in one or two sentences
+    columns: Annotated[int, Field(ge=1, le=12)]
+    nodes: Annotated[list[DiagramNode], Field(min_length=1)]
+    edges: list[DiagramEdge] = []
+
+
 TABLES: dict[str, type[Model]] = {
     "sources": Source,
     "claims": Claim,
@@ -537,4 +578,5 @@ TABLES: dict[str, type[Model]] = {
     "migration_rules": MigrationRule,
     "errors": ErrorEntry,
     "benchmarks": Benchmark,
+    "diagrams": Diagram,
 }
