@@ -1,4 +1,4 @@
-"""Run the project's checks the way the README's commands do, in a subprocess."""
+"""Run the project's checks the way the commands in README.md and CONTRIBUTING.md do, in a subprocess."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def build(root: Path, site: Path, config: str = "mkdocs.yml") -> subprocess.Comp
 
 
 def check(root: Path) -> tuple[int, str]:
-    """validate, then (if that passed) build: the README's build in one call. Returns (rc, output)."""
+    """validate, then (if that passed) build: `./dev build` (CONTRIBUTING.md) in one call. Returns (rc, output)."""
     first = validate(root)
     if first.returncode != 0:
         return first.returncode, first.stdout + first.stderr

@@ -1,6 +1,6 @@
 """Screenshots of the home page, a migration page and a search, light and dark, into
-test-artifacts/screenshots/. With KB_UPDATE_SCREENSHOTS=1 the three shown in the README are
-copied to assets/screenshots/ as well (see README, "Screenshots")."""
+test-artifacts/screenshots/. With KB_UPDATE_SCREENSHOTS=1 the three shown in CONTRIBUTING.md are
+copied to assets/screenshots/ as well (see CONTRIBUTING.md, "Screenshots"; README.md shows the first)."""
 
 from __future__ import annotations
 
