@@ -41,58 +41,52 @@ def _line_of(config_text: str, key: str) -> int:
     return config_text.count("\n", 0, m.start()) + 1 if m else 1
 
 
-def check_repo_url(
-    value: str | None, line: int = 1, origin: str = f"from {REPO_VAR}", shown: str = "mkdocs.yml"
-) -> list[Problem]:
-    """Problems with a repository URL: absolute https, a host, nothing that breaks out of an attribute."""
-    if not value:
-        return []
+def _plain_url(value: str, schemes: tuple[str, ...]) -> bool:
+    """An absolute URL with one of ``schemes`` and a host, no user name, query or fragment, and
+    only characters that can't break out of an HTML attribute."""
     parts = urlsplit(value) if _URL_CHARS.fullmatch(value) else None
-    if (
+    return not (
         parts is None
-        or parts.scheme != "https"
+        or parts.scheme not in schemes
         or not parts.hostname
         or "@" in parts.netloc
         or parts.query
         or "#" in value
-    ):
-        return [
-            Problem(
-                shown,
-                line,
-                f"repo_url ({origin}) {value!r} is not an absolute https URL of a repository (expected "
-                "https://HOST/GROUP/PROJECT, without a user name, query or fragment, spaces, quotes, < > or `; "
-                "unset it for a site without edit links)",
-            )
-        ]
-    return []
+    )
+
+
+def check_repo_url(
+    value: str | None, line: int = 1, origin: str = f"from {REPO_VAR}", shown: str = "mkdocs.yml"
+) -> list[Problem]:
+    """Problems with a repository URL: absolute https, a host, nothing that breaks out of an attribute."""
+    if not value or _plain_url(value, ("https",)):
+        return []
+    return [
+        Problem(
+            shown,
+            line,
+            f"repo_url ({origin}) {value!r} is not an absolute https URL of a repository (expected "
+            "https://HOST/GROUP/PROJECT, without a user name, query or fragment, spaces, quotes, < > or `; "
+            "unset it for a site without edit links)",
+        )
+    ]
 
 
 def check_site_url(
     value: str | None, line: int = 1, origin: str = f"from {SITE_VAR}", shown: str = "mkdocs.yml"
 ) -> list[Problem]:
     """Problems with the site's address: absolute http(s), a host, nothing that breaks out of an attribute."""
-    if not value:
+    if not value or _plain_url(value, ("https", "http")):
         return []
-    parts = urlsplit(value) if _URL_CHARS.fullmatch(value) else None
-    if (
-        parts is None
-        or parts.scheme not in ("https", "http")
-        or not parts.hostname
-        or "@" in parts.netloc
-        or parts.query
-        or "#" in value
-    ):
-        return [
-            Problem(
-                shown,
-                line,
-                f"site_url ({origin}) {value!r} is not the absolute URL the site is served at (expected "
-                "https://HOST/PATH/, without a user name, query or fragment, spaces, quotes, < > or `; "
-                "unset it for a site without a sitemap or canonical links)",
-            )
-        ]
-    return []
+    return [
+        Problem(
+            shown,
+            line,
+            f"site_url ({origin}) {value!r} is not the absolute URL the site is served at (expected "
+            "https://HOST/PATH/, without a user name, query or fragment, spaces, quotes, < > or `; "
+            "unset it for a site without a sitemap or canonical links)",
+        )
+    ]
 
 
 def check_edit_uri(
