@@ -31,14 +31,15 @@ def generate(dest: Path, pages: int, per_section: int = 50, features: list[str] 
         rows = "\n".join(
             f"| `torch.cuda.x{k}` | `torch.accelerator.x{k}` | renamed | [src](#step-1) |" for k in range(10)
         )
-        body = [f"---\nreviewed: 2026-11-29\n---\n\n# Page {i}\n"]
+        body = [f"---\ndescription: Generated bench page {i}.\nreviewed: 2026-11-29\n---\n\n# Page {i}\n"]
         for step in range(1, 4):
             see = " and ".join(links[step * 2 : step * 2 + 3])
             body.append(f"## Step {step}\n\nMove the code from `cuda` to `tpu`. See {see}.\n")
             body.append("```python\nimport torch\ndevice = torch.device('tpu')\n```\n")
         body.append("| GPU | TPU | Change | Source |\n| --- | --- | --- | --- |\n" + rows + "\n")
         path.write_text("\n".join(body), encoding="utf-8")
-    (docs / "index.md").write_text("---\nreviewed: 2026-11-29\n---\n\n# Home\n\n[first](s00/page-0000.md)\n")
+    home = "---\ndescription: The generated bench site's home.\nreviewed: 2026-11-29\n---\n\n# Home\n\n"
+    (docs / "index.md").write_text(home + "[first](s00/page-0000.md)\n")
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     config = re.sub(r"^hooks:\n(  - .*\n)+", "", config, flags=re.M)
     config = re.sub(r"^extra_css:\n(  - .*\n)+", "", config, flags=re.M)

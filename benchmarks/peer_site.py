@@ -161,6 +161,7 @@ def page_text(i: int, count: int, rng: random.Random, shortcodes: list[str], url
     return "\n".join(
         [
             "---",
+            f"description: How workload {i} of the bench site moves from CUDA to TorchTPU.",
             "reviewed: 2026-11-29",
             "---",
             "",

@@ -353,7 +353,8 @@ def f_edit_uri_default_with_encoded_dot_segments(r):
 
 def f_unlisted_script_in_the_config(r):
     (r / "docs" / "assets" / "extra.js").write_text("document.title = 'x';\n", encoding="utf-8")
-    line = append(r, "mkdocs.yml", "extra_javascript:\n  - assets/extra.js")
+    listed = "  - assets/javascripts/code-nav-names.js\n"
+    line = replace_in(r, "mkdocs.yml", listed, listed + "  - assets/extra.js\n")
     return f"mkdocs.yml:{line + 1}", "script 'docs/assets/extra.js' is not in docs/assets/vendor/ALLOWLIST"
 
 

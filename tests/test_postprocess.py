@@ -60,3 +60,12 @@ def test_the_tags_and_a_sections_nav_get_names():
 def test_a_nav_without_a_title_label_is_left_alone():
     html = '<nav class="md-nav" data-md-level="1" aria-labelledby="x_label"><ul></ul></nav>'
     assert fix_html(html) == html
+
+
+def test_fix_html_twice_is_fix_html_once():
+    html = (
+        '<div class="md-search" data-md-component="search" role="dialog"><nav class="md-tags" >x</nav>'
+        '<input type="checkbox" disabled/><table><tr><td><code>a.b</code></td></tr></table>'
+    )
+    once = fix_html(html)
+    assert fix_html(once) == once and once.count('aria-label="Tags"') == 1

@@ -17,7 +17,7 @@ import re
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
-_TAGS_NAV = '<nav class="md-tags"'
+_TAGS_NAV = re.compile(r'<nav class="md-tags"(?! aria-label=)')  # once: fix_html may see a page twice
 # A section's nav, then its title label (icon, then the section title as escaped text).
 _SECTION_NAV = re.compile(
     r'(<nav class="md-nav" data-md-level="\d{1,2}" aria-labelledby="[^"<>]{1,200}"'
@@ -36,7 +36,7 @@ def fix_html(html: str) -> str:
     """Name the search dialog, the tags and the sections' navs; hide read-only task-list
     checkboxes from assistive technology."""
     html = html.replace(_SEARCH_DIALOG, _SEARCH_DIALOG[:-1] + ' aria-label="Search">', 1)
-    html = html.replace(_TAGS_NAV, _TAGS_NAV + ' aria-label="Tags"', 1)
+    html = _TAGS_NAV.sub('<nav class="md-tags" aria-label="Tags"', html, count=1)
     html = _SECTION_NAV.sub(_named, html)
     html = html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
     return keep_code_tokens(html)
