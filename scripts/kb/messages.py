@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -201,6 +202,7 @@ def user_facing(messages: Iterable[Message], native: dict[str, str]) -> list[Mes
 # ---- Comparing a pasted message with the wheel's ----
 
 
+@lru_cache(maxsize=4096)  # the error index compares every entry with every harvested message
 def pattern(text: str) -> re.Pattern[str]:
     """A message as a pattern: its words exactly, each … any value."""
     return re.compile(".*?".join(re.escape(piece) for piece in text.split(VALUE)), re.S)

@@ -931,15 +931,37 @@ def abbreviations(kb: KB, markdown: str | None = None) -> str:
     references read as the characters they stand for (the abbr extension sees a term between two
     references as a word): it marks a term only where it occurs, so the page comes out the same,
     and Markdown does not try every term on every page."""
+    terms = [rec.model for rec in kb.rows("glossary", Term)]
+    used = None if markdown is None else _used_terms(tuple(t.term.strip() for t in terms), markdown)
     lines = []
-    texts = None if markdown is None else (markdown, html_unescape(markdown))
-    for rec in kb.rows("glossary", Term):
-        t = rec.model
-        if texts is not None and not any(_term_re(t.term.strip()).search(text) for text in texts):
+    for t in terms:
+        if used is not None and t.term.strip() not in used:
             continue
         tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
         lines.append(abbr_line(t.term, tip))
     return "\n\n" + "\n".join(lines) + "\n" if lines else ""
+
+
+def _used_terms(terms: tuple[str, ...], markdown: str) -> set[str]:
+    """The terms found as words (``\\bTERM\\b``, as the abbr extension matches) in either text.
+
+    One scan finds, at each place, the first term matching there; a term that begins another
+    term could be hidden by it at every place, so those few are searched for one by one."""
+    any_term, shadowed = _terms_re(terms)
+    used: set[str] = set()
+    for text in (markdown, html_unescape(markdown)):
+        used.update(m.group(1) for m in any_term.finditer(text))
+        used.update(t for t in shadowed if t not in used and _term_re(t).search(text))
+    return used
+
+
+@lru_cache(maxsize=8)
+def _terms_re(terms: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    ordered = sorted(set(terms), key=len, reverse=True)
+    alternatives = "|".join(rf"\b{re.escape(t)}\b" for t in ordered)
+    shadowed = tuple(t for t in ordered if any(o != t and o.startswith(t) for o in ordered))
+    # A lookahead finds a term at every place, overlapping ones included; the group says which.
+    return re.compile(rf"(?=({alternatives}))"), shadowed
 
 
 @lru_cache(maxsize=1024)
