@@ -64,6 +64,13 @@ QUERIES: list[Query] = [
     Query("TPU_VISIBLE_CHIPS", "reference/environment-variables.md"),
     Query("TORCH_TPU_TIER3_COMPILATION_CACHE_ROOT", "reference/environment-variables.md"),
     Query("glossary", "reference/glossary.md"),
+    # The FAQ: its questions are headings, so a question typed as a reader asks it lands there
+    Query("FAQ", "reference/faq.md"),
+    Query("Do I still need GradScaler", "reference/faq.md"),
+    Query("Can two processes share one TPU device", "reference/faq.md"),
+    Query("Does DDP no_sync still work", "reference/faq.md"),
+    Query("Which peak FLOP/s for MFU", "reference/faq.md"),
+    Query("Why does autocast do nothing", "reference/faq.md"),
     Query("what the reports got wrong", "reference/what-reports-got-wrong.md"),
     # The 15 questions of the research ledger (§4) not covered above, by their key terms
     Query("install torch_tpu libtpu", "migrate/quickstart.md"),  # Q3
