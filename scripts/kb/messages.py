@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import ast
 import re
-from functools import lru_cache
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 
 VALUE = "…"  # stands for a value formatted into a message
