@@ -317,3 +317,26 @@ def test_a_shortcode_in_another_case_or_form_is_an_error_not_a_silent_comment(kb
 def test_a_miscased_shortcode_in_code_is_left_alone(kb):
     out, problems = render(kb, "`<!-- KB:table claims -->`\n\n```text\n<!-- KB:table claims -->\n```")
     assert problems == []
+
+
+def test_a_source_with_a_cite_is_shown_by_it_in_links_and_conflicts(tmp_path):
+    tables = write_tables(tmp_path / "docs" / "data")
+    path = tables / "sources.yml"
+    path.write_text(path.read_text().replace("publisher: Press\n", "publisher: Press\n  cite: Press report, 2026\n"))
+    kb = load_kb(tables, shown_root=tmp_path)
+    out, problems = render(kb, "<!-- kb:claim wrong -->")
+    assert problems == []
+    assert '[Press report, 2026](../reference/sources.md#src-news "A news report, Press: para 2"){ .kb-src }' in out
+    table, problems = render(kb, "<!-- kb:table claims status=corrected -->")
+    assert problems == []
+    assert "Press report, 2026: the device is xla" in table and "news:" not in table
+
+
+def test_every_source_of_the_handbook_has_its_own_cite():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    kb = load_kb(root / "docs" / "data", shown_root=root)
+    cites = {rid: rec.model.cite for rid, rec in kb.index("sources").items()}
+    assert [rid for rid, cite in cites.items() if not cite] == []
+    assert len(set(cites.values())) == len(cites), "two sources would look the same on a page"

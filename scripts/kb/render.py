@@ -126,7 +126,8 @@ def source_links(ctx: Ctx, rec: Record[Sourced]) -> str:
             raise ShortcodeError(f"record '{rec.id}' cites unknown source '{ref.id}'")
         src = found.narrow(Source).model
         tip = link_title(f"{src.title}, {src.publisher}: {ref.locator}")
-        links.append(f'[{md_text(ref.id)}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src }}')
+        label = md_text(cited_as(ctx, ref.id))  # readers see the publication; the id stays in the KB
+        links.append(f'[{label}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src }}')
     return " ".join(links)
 
 
@@ -152,8 +153,15 @@ def conditions(cond: Conditions) -> str:
     return "; ".join(parts) or "not stated by the source"
 
 
-def conflicts(rec: Record[Sourced]) -> str:
-    said = [f"{text(c.source)}: {text(c.says)}" for c in rec.model.conflicts]
+def cited_as(ctx: Ctx, source_id: str) -> str:
+    """What readers see for a source: its ``cite`` (publication and what), or its id if it has none."""
+    found = ctx.kb.index("sources").get(source_id)
+    cite = found.narrow(Source).model.cite if found is not None else None
+    return cite or source_id
+
+
+def conflicts(ctx: Ctx, rec: Record[Sourced]) -> str:
+    said = [f"{text(cited_as(ctx, c.source))}: {text(c.says)}" for c in rec.model.conflicts]
     return " Who says what: " + "; ".join(said) + "." if said else ""
 
 
@@ -353,7 +361,7 @@ def _source_title(ctx: Ctx, r: Record[Source]) -> str:
 def _claim(ctx: Ctx, r: Record[Claim]) -> str:
     c = r.model
     wrong = f"<br><small>Reported: {text(c.corrects)}</small>" if c.corrects else ""
-    return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(r)}</small>"
+    return f"{_anchor('claim', r)}{text(c.statement)}{wrong}<small>{conflicts(ctx, r)}</small>"
 
 
 def _figure_value(ctx: Ctx, r: Record[Figure]) -> str:
@@ -380,7 +388,7 @@ def _env_name(ctx: Ctx, r: Record[EnvVar]) -> str:
 
 
 def _with_conflicts(name: str) -> Callable[[Ctx, Record[Model]], str]:
-    return _typed(Sourced, lambda ctx, r: text(getattr(r.model, name)) + f"<small>{conflicts(r)}</small>")
+    return _typed(Sourced, lambda ctx, r: text(getattr(r.model, name)) + f"<small>{conflicts(ctx, r)}</small>")
 
 
 def _unit(name: str, unit: str) -> Callable[[Ctx, Record[Model]], str]:
@@ -593,7 +601,7 @@ def _paragraphs(*lines: str) -> str:
 
 def _status_line(ctx: Ctx, rec: Record[Sourced]) -> str:
     """Badge, who says what (for disputed records) and source links."""
-    return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(rec)} · Sources: {source_links(ctx, rec)}"
+    return f"{badge(ctx, rec.model.status)}{outdated(rec)}{conflicts(ctx, rec)} · Sources: {source_links(ctx, rec)}"
 
 
 def _labelled(ctx: Ctx, rec: Record[Sourced], rows: list[tuple[str, str]], anchor: str = "") -> str:
@@ -734,7 +742,7 @@ def sc_corrections(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     rows = []
     for rec in select_rows(ctx.kb, "claims", Claim, kw):
         c = rec.model
-        said = c.corrects or "; ".join(f"{x.source}: {x.says}" for x in c.conflicts) or c.statement
+        said = c.corrects or "; ".join(f"{cited_as(ctx, x.source)}: {x.says}" for x in c.conflicts) or c.statement
         rows.append(
             [f"{_anchor('claim', rec)}{text(said)}", badge(ctx, c.status), text(c.statement), source_links(ctx, rec)]
         )

@@ -159,10 +159,14 @@ class Sourced(Names):
     conflicts: list[Conflict] = []
 
 
+Cite = Annotated[str, Field(min_length=1, max_length=48, pattern=r"^[^\n\[\]]*$")]
+
+
 class Source(Checked, Noted):
     id: Id
     title: Text
     publisher: Text
+    cite: Optional[Cite] = None  # the source link's text on pages (publisher and what); else its id
     url: Optional[HttpsUrl] = None
     file: Optional[Text] = None
     published: Optional[PartialDate] = None
