@@ -69,3 +69,13 @@ def test_fix_html_twice_is_fix_html_once():
     )
     once = fix_html(html)
     assert fix_html(once) == once and once.count('aria-label="Tags"') == 1
+
+
+def test_a_nav_link_named_by_an_underscored_name_may_wrap_after_each_underscore():
+    link = '<a href="#env-x" class="md-nav__link">\n    <span class="md-ellipsis">\n      TORCH_TPU_DEFER\n    </span>'
+    out = fix_html(link)
+    assert "TORCH_<wbr>TPU_<wbr>DEFER" in out and fix_html(out) == out
+    titled = '<span class="md-ellipsis">Make it the default: TPU_DEFER_X (outdated spelling)</span>'
+    assert "default: TPU_<wbr>DEFER_<wbr>X (outdated" in fix_html(titled)
+    words = '<span class="md-ellipsis">Execution modes</span>'
+    assert fix_html(words) == words

@@ -6,7 +6,8 @@ checkboxes with no label. Two navigation landmarks have no name either, so axe's
 (``nav.md-tags``), and, with ``navigation.indexes``, a section's nav in the sidebar, whose
 ``aria-labelledby`` points at the empty toggle beside the section's index link (an empty
 labelled-by name falls back to ``aria-label``). All of it is theme markup, not page content:
-nothing a page author wrote is changed. Inline code in table cells is cut into unbreakable pieces
+nothing a page author wrote is changed. A nav link's underscored names may wrap after each
+underscore. Inline code in table cells is cut into unbreakable pieces
 (the text stays the same), so that Material's styles can't wrap it inside a word (see
 keep_code_tokens).
 """
@@ -39,7 +40,13 @@ def fix_html(html: str) -> str:
     html = _TAGS_NAV.sub('<nav class="md-tags" aria-label="Tags"', html, count=1)
     html = _SECTION_NAV.sub(_named, html)
     html = html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
+    html = _NAV_NAME.sub(lambda m: m[1] + m[2].replace("_", "_<wbr>") + m[3], html)
     return keep_code_tokens(html)
+
+
+# A nav link's text with underscored names (the tables of contents of the environment variables
+# and execution modes pages): it may wrap after each underscore before kb.css lets it wrap anywhere.
+_NAV_NAME = re.compile(r'(<span class="md-ellipsis">)([^<]*_[^<]*)(</span>)')
 
 
 _CELL = re.compile(r"(<t[dh][ >])(.*?)(?=</t[dh]>)", re.S)

@@ -46,3 +46,15 @@ def test_the_404_page_at_any_depth_offers_search_and_the_sections(new_context, s
     links.filter(has_text="Migrate").click()
     page.wait_for_url(f"{origin}/migrate/")
     assert not external and not errors, (external, errors)
+
+
+def test_code_block_navs_are_named_after_an_instant_navigation(new_context, origin):
+    page = new_context().new_page()
+    page.goto(f"{origin}/migrate/", wait_until="networkidle")
+    page.evaluate("window.__sameDocument = true")
+    page.locator(f"article a[href^='{origin}/migrate/quickstart/']").first.click()
+    page.wait_for_function("document.querySelector('article h1').textContent.includes('first training step')")
+    page.wait_for_function("document.querySelectorAll('.md-code__nav').length > 1")
+    labels = page.eval_on_selector_all(".md-code__nav", "navs => navs.map(n => n.getAttribute('aria-label'))")
+    assert page.evaluate("window.__sameDocument === true")
+    assert labels == [f"Code block {i} actions" for i in range(1, len(labels) + 1)], labels
