@@ -9,6 +9,7 @@ gives the same bytes. Characters that mean something in HTML are written as JSON
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,11 +73,17 @@ def dumps(value: object) -> str:
 def write_export(kb: KB, site: Path, pin: str | None) -> list[Path]:
     """Write kb.json and kb.schema.json at the root of the built site; return their paths."""
     written = []
-    for name, value in ((DATA_FILE, kb_document(kb, pin)), (SCHEMA_FILE, kb_schema())):
+    for name, text in ((DATA_FILE, dumps(kb_document(kb, pin))), (SCHEMA_FILE, _schema_text())):
         path = site / name
-        path.write_text(dumps(value), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+@lru_cache(maxsize=1)
+def _schema_text() -> str:
+    """The schema depends on the models only: under serve it is written again, not generated again."""
+    return dumps(kb_schema())
 
 
 def export_project(project: Project | None, root: Path, site: Path) -> list[Path]:
