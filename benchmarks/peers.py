@@ -374,14 +374,14 @@ def ratios(timings: list[Timing], at: int, large: int) -> list[dict[str, Any]]:
             "check-vs-floor",
             f"check-site process / floor process, {at} pages",
             div(m("check-site"), m("floor")),
-            3,
+            2.5,
             "at-most",
         ),
         ratio(
             "linkchecker-vs-check",
             f"linkchecker without anchors / check-site process, {at} pages",
             div(m("linkchecker"), m("check-site")),
-            60,
+            100,
             "at-least",
         ),
         ratio(
@@ -389,7 +389,7 @@ def ratios(timings: list[Timing], at: int, large: int) -> list[dict[str, Any]]:
             f"time htmlproofer adds to the build (that build minus the render-only build) / time our "
             f"hook's built-site check takes inside the build (timed by the hook), {at} pages",
             div(sub(m("build-htmlproofer"), base), m("hook-check")),
-            45,
+            60,
             "at-least",
         ),
         ratio(
