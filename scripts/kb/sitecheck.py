@@ -39,6 +39,7 @@ from urllib.parse import unquote
 
 from .errors import Problem
 from .sitepaths import built_file
+from .sitetypes import XML, XML_MARKUP, document_types
 
 MAX_BYTES = 32 * 1024 * 1024  # a page or stylesheet larger than this is reported, not read
 _DOCUMENTS = (".html", ".htm", ".xhtml", ".svg")  # read as markup (an .svg opened directly runs scripts)
@@ -199,6 +200,9 @@ def check_site(
     gc.disable()  # the check makes many small objects and no cycles: the cyclic collector only costs time
     try:
         files, readable = _walk(site, problems)
+        markup, refused = document_types(site, files, MAX_BYTES)  # XML, sniffed and compressed documents
+        problems += refused
+        readable += markup
         problems += _parallel(site, files, readable, source_of, redirects, workers)
     finally:
         _root_path = "/"
@@ -358,7 +362,7 @@ def _scan_files(
         else:
             page = rel in source_of or not source_of or rel == "404.html"
             docs[rel] = scanner.page(text, page)
-            entity = _ENTITY.search(text) if rel.endswith((".svg", ".xhtml")) else None
+            entity = _ENTITY.search(text) if rel.lower().endswith((*XML_MARKUP, *XML)) else None
             if entity:  # read as XML, an entity can expand into markup this check never sees
                 why = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
                 docs[rel].parts.append(
