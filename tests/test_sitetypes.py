@@ -2,8 +2,12 @@
 refused at their line; files a browser only downloads or shows as text are left alone."""
 
 import gzip
+import tempfile
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kb.sitetypes import document_types
 from test_sitecheck_hostile import page, run
@@ -63,3 +67,56 @@ def test_only_what_needs_reading_is_opened(tmp_path):
     (tmp_path / "gone.xml").write_text("<r/>")
     markup, problems = document_types(tmp_path, {"a.png", "gone.xml", "missing.xml"}, 1000)
     assert markup == [] and problems == []  # the missing file is the walk's to report
+
+
+# ---- properties ----
+
+SIGNATURES = ["!doctype html", "html", "head", "script", "iframe", "h1", "div", "font", "table", "a", "style"]
+SIGNATURES += ["title", "b", "body", "br", "p", "!--"]
+SUFFIXES = [".xml", ".xht", ".rss", ".atom", ".svg", ".xhtml", ".svgz", ".xsl", ".txt", ".json", ".png", "", ".zz9"]
+
+
+def _cased(flips: list[bool], text: str) -> str:
+    """``text`` with the letters ``flips`` marks in upper case."""
+    return "".join(c.upper() if i < len(flips) and flips[i] else c for i, c in enumerate(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(suffix=st.sampled_from(SUFFIXES), body=st.binary(max_size=300))
+def test_any_file_gives_problems_inside_it_never_an_exception(suffix, body):
+    with tempfile.TemporaryDirectory() as tmp:
+        rel = f"f/x{suffix}"
+        (Path(tmp) / "f").mkdir()
+        (Path(tmp) / rel).write_bytes(body)
+        markup, problems = document_types(Path(tmp), {rel}, 10_000)
+    assert markup in ([], [rel])
+    for p in problems:
+        assert p.path == f"site/{rel}" and 1 <= p.line <= body.count(b"\n") + 1 and "(expected" in p.message
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    space=st.text(alphabet=" \t\r\n\x0c", max_size=8),
+    tag=st.sampled_from(SIGNATURES),
+    flips=st.lists(st.booleans(), max_size=14),
+    end=st.sampled_from([" ", ">", "\t", "\n"]),
+    rest=st.binary(max_size=50),
+    name=st.sampled_from(["notes", "page.zz9", "a.unknownext", "x.dat"]),
+)
+def test_a_file_of_no_known_type_that_starts_like_html_is_refused(space, tag, flips, end, rest, name):
+    body = f"{space}<{_cased(flips, tag)}{end}".encode() + rest
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / name).write_bytes(body)
+        markup, problems = document_types(Path(tmp), {name}, 10_000)
+    assert markup == [] and [p.line for p in problems] == [1] and "starts like HTML" in problems[0].message
+
+
+@settings(max_examples=50, deadline=None)
+@given(suffix=st.sampled_from([".svgz", ".xsl", ".xslt"]), flips=st.lists(st.booleans(), max_size=5))
+def test_compressed_svg_and_xslt_are_refused_in_any_letter_case(suffix, flips):
+    name = "d/x" + _cased(flips, suffix)
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "d").mkdir()
+        (Path(tmp) / name).write_bytes(b"")
+        markup, problems = document_types(Path(tmp), {name}, 10_000)
+    assert markup == [] and len(problems) == 1 and problems[0].line == 1
