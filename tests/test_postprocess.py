@@ -79,3 +79,10 @@ def test_a_nav_link_named_by_an_underscored_name_may_wrap_after_each_underscore(
     assert "default: TPU_<wbr>DEFER_<wbr>X (outdated" in fix_html(titled)
     words = '<span class="md-ellipsis">Execution modes</span>'
     assert fix_html(words) == words
+
+
+def test_a_source_link_holds_no_glossary_tooltip_inside_its_own():
+    link = '<a class="kb-src" href="s/#src-g" title="GKE sample"><abbr title="Google Kubernetes Engine">GKE</abbr> sample</a>'
+    assert fix_html(link) == '<a class="kb-src" href="s/#src-g" title="GKE sample">GKE sample</a>'
+    prose = '<p><abbr title="Google Kubernetes Engine">GKE</abbr> runs it</p>'
+    assert fix_html(prose) == prose

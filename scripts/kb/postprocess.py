@@ -7,7 +7,8 @@ checkboxes with no label. Two navigation landmarks have no name either, so axe's
 ``aria-labelledby`` points at the empty toggle beside the section's index link (an empty
 labelled-by name falls back to ``aria-label``). All of it is theme markup, not page content:
 nothing a page author wrote is changed. A nav link's underscored names may wrap after each
-underscore. Inline code in table cells is cut into unbreakable pieces
+underscore, and a source link's text holds no glossary tooltip inside its own. Inline code in
+table cells is cut into unbreakable pieces
 (the text stays the same), so that Material's styles can't wrap it inside a word (see
 keep_code_tokens).
 """
@@ -41,7 +42,14 @@ def fix_html(html: str) -> str:
     html = _SECTION_NAV.sub(_named, html)
     html = html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
     html = _NAV_NAME.sub(lambda m: m[1] + m[2].replace("_", "_<wbr>") + m[3], html)
+    html = _SOURCE_LINK.sub(lambda m: m[1] + _ABBR_TAG.sub(r"\1", m[2]) + m[3], html)
     return keep_code_tokens(html)
+
+
+# A source link's text (a publication's name) carries the link's own tooltip: a glossary term in
+# it stays plain text, so that hovering it does not open two tooltips at once.
+_SOURCE_LINK = re.compile(r'(<a class="kb-src" [^>]*>)((?:[^<]|<abbr [^>]*>[^<]*</abbr>)*)(</a>)')
+_ABBR_TAG = re.compile(r"<abbr [^>]*>([^<]*)</abbr>")
 
 
 # A nav link's text with underscored names (the tables of contents of the environment variables
