@@ -22,8 +22,8 @@ _KIND |= dict.fromkeys(("manifest", "codebase", "classid", "archive", "icon", "p
 _KIND |= {"cite": "text", "longdesc": "text", "style": "css", "srcdoc": "doc"}  # text: never followed
 _URLISH = frozenset(_KIND)
 _NOT_LOADED = {"canonical", "alternate", "author", "help", "license", "next", "prev", "search", "bookmark"}
-_SPECIAL = "script,style,object,embed,applet,noscript,base,meta,set,animate,animateMotion,animateTransform"
-_SPECIAL += ",animateColor,xmp,iframe,noembed,noframes,plaintext"
+_SPECIAL = {"script", "style", "object", "embed", "applet", "noscript", "base", "meta", "set", "animate", "xmp"}
+_SPECIAL |= {"animateMotion", "animateTransform", "animateColor", "iframe", "noembed", "noframes", "plaintext"}
 _RAW = ("style", "xmp", "iframe", "noembed", "noframes", "plaintext")  # innerHTML turns their text into markup
 _END_ATTRS = re.compile(r"</[a-zA-Z][^\t\n\f\r />]*+[\t\n\f\r /]+[^\t\n\f\r />][^>]*>?")
 _RAW_TEXT = "script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext"
@@ -123,34 +123,31 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
     if page.root is None:
         return Doc(set(), [], findings, page.content)
     nodes = page.root.css("*")
-    ids = {node.attributes.get("name") or "" for node in page.root.css("a[name]")}
+    attrs = [node.attributes for node in nodes]
+    keys = set().union(*attrs)  # every attribute name in the page: a prefilter
+    ids = {a["id"] or "" for a in attrs if "id" in a} | {
+        n.attributes.get("name") or "" for n in page.root.css("a[name]")
+    }
     refs: list[Ref] = []
     noops: list[tuple[LexborNode, str]] = []
-    keys: set[str] = set()  # every attribute name in the page
-    attrs = [node.attributes for node in nodes]
-    for n, found in enumerate(attrs):
-        if not found:
-            continue
-        keys.update(found)
-        if "id" in found:
-            ids.add(found["id"] or "")
-        if _URLISH.isdisjoint(found):
-            continue
-        node = nodes[n]
+    urlish = keys & _URLISH
+    for n in [n for n, a in enumerate(attrs) if not urlish.isdisjoint(a)] if urlish else ():
+        node, found = nodes[n], attrs[n]
         tag = node.tag or ""
         rel = (found.get("rel") or "").lower() if tag == "link" else ""
         for key, value in found.items():
-            if key in _KIND and value is not None and tag != "base" and (key != "data" or tag == "object"):
+            if key in urlish and value is not None and tag != "base" and (key != "data" or tag == "object"):
                 urls, problems = _attr(tag, key, value, rel)
                 refs += [(-1 - n, url, loads) for url, loads in urls]
-                findings += [page.finding(node, c, t) for c, t, noop in problems if not noop]
-                noops += [(node, c) for c, t, noop in problems if noop and c]
+                if problems:
+                    findings += [page.finding(node, c, t) for c, t, noop in problems if not noop]
+                    noops += [(node, c) for c, t, noop in problems if noop and c]
     for n in _with_handlers(attrs) if any(k.startswith("on") for k in keys) else ():
         for key in (k for k in attrs[n] if k.startswith("on")):
             msg = f"event handler attribute '{key}' on <{nodes[n].tag}> (expected no inline script)"
             findings.append(page.finding(nodes[n], msg))
     findings += page.noop_findings(noops) if noops else []
-    for node in page.root.css(_SPECIAL):
+    for node in [node for node in nodes if node.tag in _SPECIAL]:  # faster than lexbor's selector list
         _special(page, node, refs, findings)
     return Doc(ids - {""}, refs, findings, page.content)
 
@@ -205,9 +202,10 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
             msg = f"{_short(raw)} in page content" if inside else f"inline {_short(raw)} that the theme does not emit"
             out.append((at, f"{msg} ({_NO_SCRIPT})", f"{msg} ({_NO_SCRIPT})", raw))
     elif tag == "style":
-        css = read_css(node.text(), page.text.find(">", page.offset(node)) + 1, page.in_content(node))
-        refs += css.refs
-        out += css.findings
+        if css_urls(body := node.text()):  # placed only when it holds a URL
+            css = read_css(body, page.text.find(">", page.offset(node)) + 1, page.in_content(node))
+            refs += css.refs
+            out += css.findings
     elif tag in ("object", "embed", "applet", "noscript"):
         at, _, _, raw = page.finding(node, None)
         why = f"{_short(raw)} {_NOSCRIPT}" if tag == "noscript" else ""

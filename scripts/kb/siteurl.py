@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 
 _SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*:")
 _STRIP = "".join(map(chr, range(0x21)))  # C0 controls and space: stripped from both ends by browsers
@@ -30,6 +31,7 @@ THEME_SCRIPTS = {
 }
 
 
+@lru_cache(maxsize=256)  # the theme repeats the same few scripts on every page
 def theme_script(body: str) -> bool:
     def blank(m: re.Match[str]) -> str:
         literal = m.group(1)
