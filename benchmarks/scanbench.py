@@ -144,6 +144,8 @@ def main() -> None:
                     cmd = [str(tf), "--fix", tree.name]
                 times.append(run(cmd, Path(tmp), ok=(0, 1)))
                 shutil.rmtree(tree)
+        if not fix_ours:
+            return  # --fix-runs 0: the scan alone
         o = statistics.median(fix_ours)
         print(f"kb scan --fix: {o:.2f} s")
         if fix_peer:
