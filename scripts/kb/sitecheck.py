@@ -29,7 +29,7 @@ from .siteurl import theme_script as _theme_script
 __all__ = ["MAX_BYTES", "PARALLEL_FROM", "THEME_SCRIPTS", "_theme_script", "check_site", "page_files"]
 MAX_BYTES = 32 * 1024 * 1024  # a page or stylesheet larger than this is reported, not read
 PARALLEL_FROM = 200  # files: below this, a second process costs more than it saves
-_DOCUMENTS = (".html", ".htm", ".xhtml", ".svg", ".css")  # read (an .svg opened directly runs scripts)
+_DOCUMENTS = (".html", ".htm", ".css", *XML_MARKUP)  # read (an .svg opened directly runs scripts)
 _ENTITY = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
 _CLIMB = re.compile(r"(?:\.\./)+")
 # Material's own stylesheets (9.8.1, templates/assets/stylesheets/) by SHA-256: not read, as tinycss2

@@ -71,6 +71,8 @@ class Page:
         if node.mem_id not in self.at:
             tag, pos, seen = node.tag or "", 0, dict[int, dict[str, str]]()
             raw = [m.start() for m in re.finditer(rf"<{re.escape(tag)}(?=[\t\n\f\r />])", self.text, re.I)]
+            if len(raw) <= 1:  # every element of the name has that one start tag: nothing to match
+                return raw[0] if raw else 0
             for el in self.root.css(tag) if self.root and tag.isalnum() else [node]:
                 want = {k: v or "" for k, v in el.attributes.items()}
                 want |= {"\0": el.text()} if tag in ("script", "style") else {}
@@ -142,18 +144,14 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
                 if problems:
                     findings += [page.finding(node, c, t) for c, t, noop in problems if not noop]
                     noops += [(node, c) for c, t, noop in problems if noop and c]
-    for n in _with_handlers(attrs) if any(k.startswith("on") for k in keys) else ():
-        for key in (k for k in attrs[n] if k.startswith("on")):
+    for n, found in enumerate(attrs) if any(k.startswith("on") for k in keys) else ():
+        for key in (k for k in found if k.startswith("on")):
             msg = f"event handler attribute '{key}' on <{nodes[n].tag}> (expected no inline script)"
             findings.append(page.finding(nodes[n], msg))
     findings += page.noop_findings(noops) if noops else []
     for node in [node for node in nodes if node.tag in _SPECIAL]:  # faster than lexbor's selector list
         _special(page, node, refs, findings)
     return Doc(ids - {""}, refs, findings, page.content)
-
-
-def _with_handlers(attrs: list[dict[str, str | None]]) -> list[int]:
-    return [n for n, found in enumerate(attrs) if any(k.startswith("on") for k in found)]
 
 
 @lru_cache(maxsize=1 << 16)
@@ -202,8 +200,8 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
             msg = f"{_short(raw)} in page content" if inside else f"inline {_short(raw)} that the theme does not emit"
             out.append((at, f"{msg} ({_NO_SCRIPT})", f"{msg} ({_NO_SCRIPT})", raw))
     elif tag == "style":
-        if css_urls(body := node.text()):  # placed only when it holds a URL
-            css = read_css(body, page.text.find(">", page.offset(node)) + 1, page.in_content(node))
+        if urls := css_urls(body := node.text()):  # placed only when it holds a URL
+            css = read_css(body, page.text.find(">", page.offset(node)) + 1, page.in_content(node), urls)
             refs += css.refs
             out += css.findings
     elif tag in ("object", "embed", "applet", "noscript"):
@@ -291,12 +289,13 @@ def _walk_css(tokens: list[tinycss2.ast.Node], in_function: bool, out: list[tupl
             importing = kind == "at-keyword" and token.lower_value == "import"
 
 
-def read_css(text: str, at: int = 0, in_content: bool = False) -> Doc:
-    """A stylesheet, or the text of a <style> element that starts at offset ``at`` of its page."""
+def read_css(text: str, at: int = 0, in_content: bool = False, urls: list[tuple[int, str]] | None = None) -> Doc:
+    """A stylesheet, or the text of a <style> element that starts at offset ``at`` of its page
+    (``urls``: its css_urls, when already found)."""
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
     refs: list[Ref] = []
     findings: list[Finding] = []
-    for line, url in css_urls(text):
+    for line, url in css_urls(text) if urls is None else urls:
         off = at + starts[min(line, len(starts)) - 1]
         if why := u.css_url_problem(url, in_content)[0]:  # data: is a problem only in page content
             findings.append((off, why, why, url))
