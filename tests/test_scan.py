@@ -208,6 +208,43 @@ def test_other_followed_kinds(rules):
     assert nccl.related == ((6, 1),)
 
 
+def test_a_backend_looked_up_in_a_mapping_is_a_use_of_its_nccl(rules):
+    code = """\
+        import torch.distributed as dist
+        BACKENDS = {"xpu": "ccl", "cuda": "nccl"}
+        def init(kind, backend=None):
+            if backend is None:
+                backend = BACKENDS.get(kind, "gloo")
+            dist.init_process_group(backend=backend)
+            dist.init_process_group({"cuda": "nccl"}[kind])
+            dist.init_process_group(backend=unknown.get(kind))
+        """
+    found = [f for f in scan_source(textwrap.dedent(code), "t.py", rules) if f.rule == "nccl-backend"]
+    assert [(f.line, f.related) for f in found] == [(2, ((6, 5),)), (7, ((7, 5),))]
+
+
+def test_a_parameter_holds_what_the_files_calls_pass(rules):
+    code = """\
+        import argparse
+        def evaluate(model, device):
+            model.to(device)
+        def train(model, *, dev="cpu"):
+            model.to(dev)
+        def other(model, device):
+            model.to(device)
+        p = argparse.ArgumentParser()
+        p.add_argument("--device", default="cuda")
+        args = p.parse_args()
+        evaluate(None, args.device)
+        evaluate(None, device=args.device)
+        train(None, dev="cuda:0")
+        other(*rest)
+        """
+    found = [f for f in scan_source(textwrap.dedent(code), "t.py", rules) if f.rule == "cuda-device"]
+    # line 12 passes device= (a place a device goes, as before); never other()'s line 7
+    assert [(f.line, f.related) for f in found] == [(9, ((3, 5), (12, 1))), (13, ((5, 5),))]
+
+
 def _rule(kind: str, pattern: str) -> ScanRule:
     return ScanRule(
         id=f"{kind}-{pattern}", code="TPU999", kind=kind, pattern=pattern, severity="review", message="m", suggestion="s",
@@ -298,6 +335,24 @@ def test_site_url_from_mkdocs_yml(tmp_path):
     (tmp_path / "mkdocs.yml").write_text("site_name: x\nsite_url: https://h.example.org/\n")
     rules = load_rules([RULES], tmp_path)
     assert rules.rules[0].link == "https://h.example.org/migrate/device-code/#xla-import"
+
+
+@pytest.mark.parametrize(
+    "setting, env, link",
+    [
+        ("!ENV SITE", {"SITE": "https://e.example.org/hb/"}, "https://e.example.org/hb/migrate/device-code/#xla-import"),
+        ("!ENV SITE", {}, "migrate/device-code.md#xla-import"),  # unset: the page as written, never the tag's text
+        ("!ENV [A, B, 'https://d.example.org/']", {"B": "https://b.example.org/"}, "https://b.example.org/migrate/device-code/#xla-import"),
+        ("!ENV [A, B, 'https://d.example.org/']", {}, "https://d.example.org/migrate/device-code/#xla-import"),
+    ],
+)  # fmt: skip
+def test_site_url_read_from_the_environment_as_mkdocs_reads_it(tmp_path, monkeypatch, setting, env, link):
+    for name in ("SITE", "A", "B"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    (tmp_path / "mkdocs.yml").write_text(f"site_name: x\nsite_url: {setting}\n")
+    assert load_rules([RULES], tmp_path).rules[0].link == link
 
 
 # -- the sample repo, end to end ---------------------------------------------------------------

@@ -50,6 +50,7 @@ from .scannames import (
     FileScan,
     Finding,
     Scope,
+    Values,
     argparse_options,
     builds_cuda,
     is_cuda,
@@ -127,6 +128,9 @@ class Visitor:
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
         self.visit(tree, Scope(tree, None), False)
         s = self.s
+        for use, name, function in s.pending_params:  # every call is known now
+            for arg, scope in s.passed(function, name):
+                self.device_uses(use, None, s.values(arg, scope))
         if s.uses_cuda:
             for call in s.pending_init:
                 s.detect("init-without-backend", call)
@@ -172,6 +176,8 @@ class Visitor:
 
     def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
         func = node.func
+        if type(func) is ast.Name and self.devices:
+            self.s.calls.setdefault(func.id, []).append((node, scope))
         path, chain = self.s.resolve(func)
         self.call(node, path, chain, scope, loop)
         if isinstance(func, ast.Attribute):  # the callee, resolved once
@@ -384,19 +390,26 @@ class Visitor:
                 places.append(kw.value)
                 s.moves_to_device = True
         for expr in places:
-            v = s.values(expr, scope)
-            for value, origin in zip(v.known, v.origins, strict=True):
-                if is_cuda(value):
-                    s.uses_cuda = True
-                if origin is expr:  # a literal in place is reported where it is written
-                    continue
-                if is_cuda(value):
-                    for name in ("cuda-device-string", "cuda-fstring"):
-                        for rule in s.rules.detectors.get(name, ()):
-                            s.use(origin, node, rule)
-                elif value == RANK_FORMATTED:
-                    for rule in s.rules.detectors.get("rank-device-index", ()):
+            self.device_uses(node, expr, s.values(expr, scope))
+            if type(expr) is ast.Name and (function := s.parameter(expr.id, scope)) is not None:
+                s.pending_params.append((node, expr.id, function))
+
+    def device_uses(self, node: ast.Call, expr: ast.expr | None, v: Values) -> None:
+        """``node`` puts work on the device ``expr`` holds (None: a value passed from a call site): a
+        use of each cuda string it was written as."""
+        s = self.s
+        for value, origin in zip(v.known, v.origins, strict=True):
+            if is_cuda(value):
+                s.uses_cuda = True
+            if origin is expr:  # a literal in place is reported where it is written
+                continue
+            if is_cuda(value):
+                for name in ("cuda-device-string", "cuda-fstring"):
+                    for rule in s.rules.detectors.get(name, ()):
                         s.use(origin, node, rule)
+            elif value == RANK_FORMATTED:
+                for rule in s.rules.detectors.get("rank-device-index", ()):
+                    s.use(origin, node, rule)
 
     def backend_uses(self, node: ast.Call, scope: Scope) -> None:
         """A backend argument that holds a "nccl" written elsewhere: a use of that literal."""

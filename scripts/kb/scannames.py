@@ -153,6 +153,10 @@ class FileScan:
     # argparse options and their defaults (``add_argument("--device", default="cuda")``): ``args.device``
     options: dict[str, ast.expr] = field(default_factory=dict)
     quiet: set[int] = field(default_factory=set)  # ids of literals another detector already reported
+    # a device place that is a parameter (its use, the name, the function's scope), and the calls by
+    # plain name (with the scope each is in): a parameter holds what this file's calls pass it
+    pending_params: list[tuple[ast.Call, str, Scope]] = field(default_factory=list)
+    calls: dict[str, list[tuple[ast.Call, Scope]]] = field(default_factory=dict)
     _lines: list[str] | None = None
 
     # -- findings -------------------------------------------------------------------------------
@@ -285,6 +289,32 @@ class FileScan:
             scope = scope.parent
         return []
 
+    def parameter(self, name: str, scope: Scope | None) -> Scope | None:
+        """The scope of the function whose parameter ``name`` is, as read in ``scope``; None if not one."""
+        while scope is not None:
+            if name in scope.assigned:
+                return None
+            if name in scope.params:
+                return scope
+            scope = scope.parent
+        return None
+
+    def passed(self, function: Scope, name: str) -> list[tuple[ast.expr, Scope]]:
+        """What this file's calls of ``function`` by its plain name pass as its parameter ``name``."""
+        fn = function.node
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return []
+        plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        at = plain.index(name) if name in plain else -1
+        out = []
+        for call, scope in self.calls.get(fn.name, ()):
+            if any(isinstance(a, ast.Starred) for a in call.args[: at + 1]):
+                continue  # *args: which one lands there is unknown
+            given = [k.value for k in call.keywords if k.arg == name]
+            given += call.args[at : at + 1] if 0 <= at < len(call.args) else []
+            out += [(e, scope) for e in given[:1]]
+        return out
+
     def values(self, node: ast.expr | None, scope: Scope, depth: int = 0) -> Values:
         if node is None:
             return Values(unknown=True)
@@ -304,6 +334,10 @@ class FileScan:
         if isinstance(node, (ast.IfExp, ast.BoolOp)):
             parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             return _union([self.values(p, scope, depth) for p in parts])
+        if (looked := _lookup(node)) and depth < MAX_FOLLOW:  # TABLE[key], TABLE.get(key, default)
+            table, defaults = looked
+            v = _union([self.values(e, scope, depth + 1) for e in defaults] + self.entries(table, scope, depth + 1))
+            return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Name) and depth < MAX_FOLLOW:
             found = self.exprs(node.id, scope)
             if not found:
@@ -311,6 +345,16 @@ class FileScan:
             v = _union([self.values(e, s, depth + 1) for e, s in found])
             return Values(v.known, v.unknown, True, v.origins)
         return Values(unknown=True)
+
+    def entries(self, table: ast.expr, scope: Scope, depth: int) -> list[Values]:
+        """What a mapping's values may hold: a dict literal's, or those of the dict literals a name is bound to."""
+        found: list[tuple[ast.expr | None, Scope]] = [(table, scope)]
+        if isinstance(table, ast.Name):
+            found = self.exprs(table.id, scope)
+        dicts = [(e, s) for e, s in found if isinstance(e, ast.Dict)]
+        if not dicts or len(dicts) < len(found):
+            return [Values(unknown=True)]
+        return [self.values(v, s, depth) for e, s in dicts for v in e.values]
 
     def is_mask(self, node: ast.expr, scope: Scope, depth: int = 0) -> tuple[bool, bool]:
         """Whether an index is a boolean mask (a comparison, or a name bound to one); and followed."""
@@ -340,6 +384,17 @@ def _union(parts: list[Values]) -> Values:
         any(p.followed for p in parts),
         tuple(o for p in parts for o in p.origins),
     )
+
+
+def _lookup(node: ast.expr) -> tuple[ast.expr, list[ast.expr | None]] | None:
+    """(the mapping, the defaults) of ``M[key]`` or ``M.get(key[, default])``, else None."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Dict)):
+        return node.value, []
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        if isinstance(node.func.value, (ast.Name, ast.Dict)) and 1 <= len(node.args) <= 2 and not node.keywords:
+            defaults: list[ast.expr | None] = [*node.args[1:]] or [None]  # no default: None when the key is missing
+            return node.func.value, defaults
+    return None
 
 
 def rank_fstring(node: ast.JoinedStr) -> bool:

@@ -237,18 +237,33 @@ class SiteBase:
     directory_urls: bool = True
 
 
+class _Settings(ConfigLoader):
+    """mkdocs.yml with ``!ENV NAME`` read from the environment, as MkDocs reads it."""
+
+
+def _from_env(items: list[str]) -> str | None:
+    """``!ENV NAME`` or ``!ENV [NAME, ..., DEFAULT]``: the first variable set, else the default."""
+    names, default = (items[:-1], items[-1]) if len(items) > 1 else (items, None)
+    return next((os.environ[n] for n in names if n in os.environ), default)
+
+
+_Settings.add_constructor("!ENV", lambda loader, node: _from_env([str(node.value)]))  # lists: see site_base
+
+
 def site_base(root: Path) -> SiteBase:
     """Read ``site_url`` and ``use_directory_urls`` from mkdocs.yml (as pages.check_nav reads it)."""
     config = root / "mkdocs.yml"
     if not config.is_file():
         return SiteBase(None)
     try:
-        data = parse(config.read_text(encoding="utf-8"), "mkdocs.yml", ConfigLoader).data
+        data = parse(config.read_text(encoding="utf-8"), "mkdocs.yml", _Settings).data
     except (YAMLProblem, OSError, UnicodeDecodeError):
         return SiteBase(None)
     if not isinstance(data, dict):
         return SiteBase(None)
     url = data.get("site_url")
+    if isinstance(url, list):  # !ENV [NAMES..., DEFAULT]: the loader builds every list itself, and no URL is a list
+        url = _from_env([str(item) for item in url])
     directory = data.get("use_directory_urls", True)
     return SiteBase(url if isinstance(url, str) and url.strip() else None, directory is not False)
 
