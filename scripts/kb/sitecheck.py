@@ -60,7 +60,7 @@ def check_site(
     markup, refused = document_types(site, files, MAX_BYTES)  # XML, sniffed and compressed documents
     problems += refused
     readable += markup
-    root = "/" + root_path.strip("/") + "/" if root_path.strip("/") else "/"
+    root = posixpath.join("/", root_path.strip("/"), "")
     job: Job = (site, source_of or {}, dict(redirects or {}), files, root)
     if workers >= 2 and len(readable) >= PARALLEL_FROM and hasattr(os, "fork"):
         half = readable[: len(readable) // 2]
@@ -81,12 +81,9 @@ def check_site(
 def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
     """Map each built page to its Markdown source (``docs/...``), for error hints, without reading
     the pages (a site check doesn't pay for the whole knowledge base)."""
-    out = {}
-    for folder, _dirs, names in os.walk(docs) if docs.is_dir() else ():
-        rel = os.path.relpath(folder, docs).replace(os.sep, "/")
-        for uri in (name if rel == "." else f"{rel}/{name}" for name in names if name.endswith(".md")):
-            out[built_file(uri, directory_urls)] = f"{docs.name}/{uri}"
-    return out
+    walk = ((os.path.relpath(folder, docs).replace(os.sep, "/"), names) for folder, _, names in os.walk(docs))
+    uris = [name if rel == "." else f"{rel}/{name}" for rel, names in walk for name in names if name.endswith(".md")]
+    return {built_file(uri, directory_urls): f"{docs.name}/{uri}" for uri in uris}
 
 
 def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[Link]]], list[Problem]]:
@@ -103,10 +100,8 @@ def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[
 
 def _doc(job: Job, rel: str, text: str) -> Doc:
     _site, source_of, redirects, _files, _root = job
-    if rel.endswith(".css"):
-        return (
-            Doc(set(), [], [], (0, 0)) if hashlib.sha256(text.encode()).hexdigest() in THEME_STYLES else read_css(text)
-        )
+    if rel.endswith(".css"):  # Material's own stylesheets are read as empty ones
+        return read_css("" if hashlib.sha256(text.encode()).hexdigest() in THEME_STYLES else text)
     if rel in redirects:
         why = "redirect page differs from the one the redirects plugin writes for it (expected it unedited)"
         return read_html(text, True)._replace(findings=[] if text == redirects[rel] else [(0, why, why, "")])
@@ -138,11 +133,16 @@ def _links(
 
 
 def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dict[str, str]) -> list[Problem]:
-    """Check every #anchor left and place every problem at its line."""
+    """Check every #anchor left (an empty one names no element) and place every problem at its line."""
     ids = {rel: doc.ids for rel, (doc, _) in docs.items() if not rel.endswith(".css")}
     problems: list[Problem] = []
+    missing = "missing anchor '#{1}' in {0} (expected an element with id=\"{1}\")"
     for rel, (doc, links) in docs.items():
-        found = [(at, msg, url) for at, url, why, target, frag in links if (msg := why or _missing(target, frag, ids))]
+        found = [
+            (at, why or missing.format(to, frag), url)
+            for at, url, why, to, frag in links
+            if why or frag and to in ids and frag not in ids[to]
+        ]
         inside = range(*doc.content)
         found += [(off, msg, needle) for off, c, t, needle in doc.findings if (msg := c if off in inside else t)]
         if found:
@@ -151,7 +151,7 @@ def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dic
 
 
 def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str) -> tuple[str | None, str, str]:
-    """(the problem, the file whose ids the fragment must name, the fragment) of a link on ``rel``."""
+    """(the problem, the file whose ids the fragment must name, the fragment decoded) of a link on ``rel``."""
     path, _, fragment = url.partition("#")
     path = path.partition("?")[0].replace("\\", "/")
     if url.lower().startswith(HARMLESS) or scheme(url) == "data":  # data: is reported where it is found
@@ -160,7 +160,7 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
         why = "expected every script, style, font, image and frame to come from this site"
         return (f"loads '{url}' from another origin ({why})" if loads else None), "", ""
     if scheme(url) or not path:
-        return None, "" if scheme(url) else rel, fragment
+        return None, "" if scheme(url) else rel, unquote(fragment)
     if path.startswith("/") and rel != "404.html":
         why = "expected a relative link, so the site works under any path and from file://"
         return f"root-absolute link '{url}' ({why})", "", ""
@@ -175,19 +175,11 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
         index = f"{target}/index.html".lstrip("/")
         target = index if index in files or not target or path.endswith("/") else target
     if target in files:
-        return None, target, fragment
+        return None, target, unquote(fragment)
     if target.endswith(".md"):
         why = "expected the built page; write links to .md files in Markdown, not raw HTML"
         return f"link '{url}' points at a Markdown source ({why})", "", ""
     return f"broken link '{url}' (expected {target} in the built site)", "", ""
-
-
-def _missing(target: str, fragment: str, ids: dict[str, set[str]]) -> str | None:
-    """The problem with ``#fragment`` on ``target``, if any; an empty fragment names no element."""
-    frag = unquote(fragment)
-    if frag and target in ids and frag not in ids[target]:
-        return f"missing anchor '#{frag}' in {target} (expected an element with id=\"{frag}\")"
-    return None
 
 
 def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:

@@ -20,7 +20,6 @@ _KIND = dict.fromkeys(("href", "xlink:href"), "nav") | {"action": "send", "forma
 _KIND |= dict.fromkeys(("src", "srcset", "imagesrcset", "poster", "data", "background", "lowsrc", "dynsrc"), "load")
 _KIND |= dict.fromkeys(("manifest", "codebase", "classid", "archive", "icon", "ping"), "load")
 _KIND |= {"cite": "text", "longdesc": "text", "style": "css", "srcdoc": "doc"}  # text: never followed
-_URLISH = frozenset(_KIND)
 _NOT_LOADED = {"canonical", "alternate", "author", "help", "license", "next", "prev", "search", "bookmark"}
 _SPECIAL = {"script", "style", "object", "embed", "applet", "noscript", "base", "meta", "set", "animate", "xmp"}
 _SPECIAL |= {"animateMotion", "animateTransform", "animateColor", "iframe", "noembed", "noframes", "plaintext"}
@@ -28,6 +27,7 @@ _RAW = ("style", "xmp", "iframe", "noembed", "noframes", "plaintext")  # innerHT
 _END_ATTRS = re.compile(r"</[a-zA-Z][^\t\n\f\r />]*+[\t\n\f\r /]+[^\t\n\f\r />][^>]*>?")
 _RAW_TEXT = "script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext"
 _HIDDEN = re.compile(rf"</(?:{_RAW_TEXT})(?=[\t\n\f\r />])", re.I)
+_COMMENT = re.compile(r"<!--(.*?)(?:--!?>|\Z)", re.S)  # to its end, or the file's
 _ATTR = re.compile(
     r"([^\t\n\f\r />][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(\"[^\"]*\"|'[^']*'|(?![\"'])[^\t\n\f\r >]*))?"
 )
@@ -132,22 +132,21 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
     }
     refs: list[Ref] = []
     noops: list[tuple[LexborNode, str]] = []
-    urlish = keys & _URLISH
-    for n in [n for n, a in enumerate(attrs) if not urlish.isdisjoint(a)] if urlish else ():
+    wanted = keys & _KIND.keys() | {key for key in keys if key.startswith("on")}
+    for n in [n for n, a in enumerate(attrs) if not wanted.isdisjoint(a)] if wanted else ():
         node, found = nodes[n], attrs[n]
         tag = node.tag or ""
         rel = (found.get("rel") or "").lower() if tag == "link" else ""
         for key, value in found.items():
-            if key in urlish and value is not None and tag != "base" and (key != "data" or tag == "object"):
+            if key.startswith("on"):
+                msg = f"event handler attribute '{key}' on <{tag}> (expected no inline script)"
+                findings.append(page.finding(node, msg))
+            elif key in wanted and value is not None and tag != "base" and (key != "data" or tag == "object"):
                 urls, problems = _attr(tag, key, value, rel)
                 refs += [(-1 - n, url, loads) for url, loads in urls]
                 if problems:
                     findings += [page.finding(node, c, t) for c, t, noop in problems if not noop]
                     noops += [(node, c) for c, t, noop in problems if noop and c]
-    for n, found in enumerate(attrs) if any(k.startswith("on") for k in keys) else ():
-        for key in (k for k in found if k.startswith("on")):
-            msg = f"event handler attribute '{key}' on <{nodes[n].tag}> (expected no inline script)"
-            findings.append(page.finding(nodes[n], msg))
     findings += page.noop_findings(noops) if noops else []
     for node in [node for node in nodes if node.tag in _SPECIAL]:  # faster than lexbor's selector list
         _special(page, node, refs, findings)
@@ -160,10 +159,8 @@ def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bo
     the theme, a no-op link that is fine in the theme)."""
     shown, kind = f"<{tag}>", _KIND[key]
     if kind == "css":
-        found = [(url, u.css_url_problem(url, True)) for _, url in css_urls(value)]
-        return tuple((u.clean(url), True) for url, p in found if not any(p)), tuple(
-            (*p, False) for _, p in found if any(p)
-        )
+        found = [(u.clean(url), u.css_url_problem(url, True)) for _, url in css_urls(value)]
+        return tuple((url, True) for url, p in found if not any(p)), tuple((*p, False) for _, p in found if any(p))
     if kind == "doc":
         return (), ((f"{shown} with srcdoc (expected no inline documents: they run scripts)", "", False),)
     if kind == "nav" and (
@@ -256,14 +253,11 @@ def _text_findings(text: str) -> list[Finding]:
         name = m.group().split()[0].rstrip("/")
         msg = f"end tag with attributes '{_short(m.group())}' (expected '{name}>': {_TWO_WAYS})"
         out.append((m.start(), msg, msg, m.group()))
-    pos = text.find("<!--")
-    while pos >= 0:
-        end = min((i for i in (text.find("-->", pos + 4), text.find("--!>", pos + 4)) if i >= 0), default=len(text))
-        if not text.startswith(("<!-->", "<!--->"), pos) and (hidden := _HIDDEN.search(text, pos + 4, end)):
+    for m in _COMMENT.finditer(text):
+        if not m[0].startswith(("<!-->", "<!--->")) and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
             why = "expected comments without markup: browsers may end that element inside the comment"
             msg = f"comment hides the end tag '{hidden.group()}' ({why})"
-            out.append((pos, msg, msg, text[pos : hidden.end()]))
-        pos = text.find("<!--", end)
+            out.append((m.start(), msg, msg, text[m.start() : hidden.end()]))
     return out
 
 
