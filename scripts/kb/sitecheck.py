@@ -75,7 +75,7 @@ def check_site(
     else:
         docs, found = _read_all(job, readable)
     problems += found + _resolve(site, docs, job[1])
-    return [Problem(prefix + p.path[4:], p.line, p.message) if p.path.startswith("site/") else p for p in problems]
+    return [p._replace(path=prefix + p.path[4:]) for p in problems]  # each named site/<file>
 
 
 def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
@@ -251,13 +251,9 @@ def _locate(site: Path, rel: str, found: list[tuple[int, str, str]], shown: str 
     text = _read(site, rel, []) or ""
     if any(off < 0 for off, _, _ in found):
         page = Page(text, True)
-        picked = page.root.css("*") if page.root else []
+        picked = page.root.css("*")
         found = [(page.offset(picked[-1 - off]) if off < 0 else off, msg, needle) for off, msg, needle in found]
-    path, source = site.parent / (shown or "."), None  # pages are named from the project root, which holds site/
-    try:
-        source = path.read_text("utf-8", "replace") if shown and path.stat().st_size <= MAX_BYTES else None
-    except OSError:
-        pass  # no source: no hint
+    source = _read(site.parent, shown, []) if shown else None  # named from the project root, which holds site/
     lo, hi = doc.content
     out = []
     for off, msg, needle in found:

@@ -58,8 +58,8 @@ class Page:
 
     def __init__(self, text: str, whole_is_content: bool) -> None:
         self.text, self.at, self.named = text, dict[int, int](), dict[str, bool]()
-        self.root = LexborHTMLParser(text).root
-        article = None if whole_is_content or not self.root else self.root.css_first("article.md-content__inner")
+        self.root = LexborHTMLParser(text)  # a whole document: css() from its <html>, always there
+        article = None if whole_is_content else self.root.css_first("article.md-content__inner")
         self.article = article.mem_id if article else -1
         lo, hi = (self.offset(article), text.rfind("</article")) if article else (0, len(text) + 1)
         self.content = (lo, hi if hi > lo else len(text))
@@ -73,7 +73,7 @@ class Page:
             raw = [m.start() for m in re.finditer(rf"<{re.escape(tag)}(?=[\t\n\f\r />])", self.text, re.I)]
             if len(raw) <= 1:  # every element of the name has that one start tag: nothing to match
                 return raw[0] if raw else 0
-            for el in self.root.css(tag) if self.root and tag.isalnum() else [node]:
+            for el in self.root.css(tag) if tag.isalnum() else [node]:
                 want = {k: v or "" for k, v in el.attributes.items()}
                 want |= {"\0": el.text()} if tag in ("script", "style") else {}
                 ahead = range(pos, min(pos + 64, len(raw)))
@@ -122,8 +122,6 @@ class Page:
 def read_html(text: str, whole_is_content: bool) -> Doc:
     page = Page(text, whole_is_content)
     findings = _text_findings(text)
-    if page.root is None:
-        return Doc(set(), [], findings, page.content)
     nodes = page.root.css("*")
     attrs = [node.attributes for node in nodes]
     keys = set().union(*attrs)  # every attribute name in the page: a prefilter
@@ -159,7 +157,7 @@ def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bo
     the theme, a no-op link that is fine in the theme)."""
     shown, kind = f"<{tag}>", _KIND[key]
     if kind == "css":
-        found = [(u.clean(url), u.css_url_problem(url, True)) for _, url in css_urls(value)]
+        found = [(u.clean(url), u.css_url_problem(url)) for _, url in css_urls(value)]
         return tuple((url, True) for url, p in found if not any(p)), tuple((*p, False) for _, p in found if any(p))
     if kind == "doc":
         return (), ((f"{shown} with srcdoc (expected no inline documents: they run scripts)", "", False),)
@@ -172,7 +170,7 @@ def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bo
     problems: list[Problem] = []
     for url in map(u.clean, many):
         if problem := u.url_problem(url, key, shown):
-            problems.append((problem[0], "", problem[1] is None))
+            problems.append((problem, "", url.lower() == u.NOOP))
         elif kind == "send" and u.foreign(url):
             problems.append((f"{shown} sends to '{url}' on another origin (expected this site)", "", False))
         elif kind in ("nav", "load"):
@@ -226,7 +224,7 @@ def _animation(page: Page, node: LexborNode, attrs: dict[str, str], refs: list[R
         for key in ("to", "from", "values", "by"):
             for url in map(u.clean, attrs.get(key, "").split(";")):
                 if problem := u.url_problem(url, key, f"<{node.tag}>"):
-                    out.append(page.finding(node, problem[0]))
+                    out.append(page.finding(node, problem))
                 elif url:
                     refs.append((page.offset(node), url, True))
 
@@ -291,7 +289,7 @@ def read_css(text: str, at: int = 0, in_content: bool = False, urls: list[tuple[
     findings: list[Finding] = []
     for line, url in css_urls(text) if urls is None else urls:
         off = at + starts[min(line, len(starts)) - 1]
-        if why := u.css_url_problem(url, in_content)[0]:  # data: is a problem only in page content
+        if why := u.css_url_problem(url)[0 if in_content else 1]:
             findings.append((off, why, why, url))
         else:
             refs.append((off, u.clean(url), True))
