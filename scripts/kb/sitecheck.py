@@ -185,7 +185,6 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
 def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
     """Every file under the site (symlinks inside it followed once), those to read, and problems."""
     files: set[str] = set()
-    readable: list[str] = []
     problems: list[Problem] = []
     root = str(site)
     seen_dirs, stack = {root}, [("", root)]
@@ -206,9 +205,7 @@ def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
                     stack.append((rel, entry.path))
             else:
                 files.add(rel)
-                if rel.endswith(_DOCUMENTS):
-                    readable.append(rel)
-    return files, readable, problems
+    return files, sorted(rel for rel in files if rel.endswith(_DOCUMENTS)), problems
 
 
 def _bad_entry(root: str, entry: os.DirEntry[str]) -> str | None:

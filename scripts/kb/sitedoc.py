@@ -191,19 +191,18 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
         inside = page.in_content(node)
         data = (attrs.get("type") or "").strip().lower() in ("application/json", "application/ld+json")
         if inside or not (src or data or u.theme_script(node.text())):
-            at, _, _, raw = page.finding(node, None)
-            msg = f"{_short(raw)} in page content" if inside else f"inline {_short(raw)} that the theme does not emit"
-            out.append((at, f"{msg} ({_NO_SCRIPT})", f"{msg} ({_NO_SCRIPT})", raw))
+            raw = _short(page.finding(node, None)[3])
+            msg = f"{raw} in page content" if inside else f"inline {raw} that the theme does not emit"
+            out.append(page.finding(node, f"{msg} ({_NO_SCRIPT})"))
     elif tag == "style":
         if urls := css_urls(body := node.text()):  # placed only when it holds a URL
             css = read_css(body, page.text.find(">", page.offset(node)) + 1, page.in_content(node), urls)
             refs += css.refs
             out += css.findings
     elif tag in ("object", "embed", "applet", "noscript"):
-        at, _, _, raw = page.finding(node, None)
-        why = f"{_short(raw)} {_NOSCRIPT}" if tag == "noscript" else ""
-        why = why or f"<{tag}> element (expected no plugin content: it can run scripts and load from anywhere)"
-        out.append((at, why, why, raw))
+        why = f"<{tag}> element (expected no plugin content: it can run scripts and load from anywhere)"
+        why = f"{_short(page.finding(node, None)[3])} {_NOSCRIPT}" if tag == "noscript" else why
+        out.append(page.finding(node, why))
     elif tag == "base":
         href = u.clean(attrs.get("href") or "")
         up = posixpath.normpath(href.replace("\\", "/") or ".").startswith("..")
