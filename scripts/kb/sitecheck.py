@@ -159,8 +159,8 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
     if foreign(url):
         why = "expected every script, style, font, image and frame to come from this site"
         return (f"loads '{url}' from another origin ({why})" if loads else None), "", ""
-    if scheme(url) or not path:
-        return None, "" if scheme(url) else rel, unquote(fragment)
+    if not path:  # past foreign(), a URL has no scheme
+        return None, rel, unquote(fragment)
     if path.startswith("/") and rel != "404.html":
         why = "expected a relative link, so the site works under any path and from file://"
         return f"root-absolute link '{url}' ({why})", "", ""
@@ -170,10 +170,9 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
     target = posixpath.normpath(path[len(root) :] or "." if path.startswith("/") else f"{base}/{path}".lstrip("/"))
     if target.startswith(".."):
         return f"link '{url}' points outside the site (expected a file inside it)", "", ""
-    target = "" if target == "." else target
-    if not target or path.endswith("/") or target not in files:
-        index = f"{target}/index.html".lstrip("/")
-        target = index if index in files or not target or path.endswith("/") else target
+    index = "index.html" if target == "." else f"{target}/index.html".lstrip("/")
+    folder = target == "." or path.endswith("/")
+    target = index if folder or target not in files and index in files else target
     if target in files:
         return None, target, unquote(fragment)
     if target.endswith(".md"):

@@ -80,7 +80,7 @@ class Page:
                 j = next(
                     (j for j in ahead if (seen.get(j) or seen.setdefault(j, self._attrs(raw[j], want))) == want), pos
                 )
-                self.at[el.mem_id], pos = raw[min(j, len(raw) - 1)] if raw else 0, j + 1
+                self.at[el.mem_id], pos = raw[min(j, len(raw) - 1)], j + 1
         return self.at.get(node.mem_id, 0)
 
     def _attrs(self, at: int, want: dict[str, str]) -> dict[str, str]:
