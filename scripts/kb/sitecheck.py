@@ -123,10 +123,8 @@ def _links(
         up = len(m.group()) // 3 if (m := _CLIMB.match(url)) else 0
         local = url[:1] in "#?" or rel == "404.html" or up >= len(ups)
         key = (rel, url, loads) if local else (ups[up], url[3 * up :], loads)
-        if (link := answers.get(key)) is None:
+        if (link := answers.get(key)) is None or link[0]:  # a problem is asked again: its message names the URL
             link = answers[key] = _link(url, loads, rel, base, job[3], job[4])
-        if link[0]:
-            link = _link(url, loads, rel, base, job[3], job[4])  # for the message, which names the URL
         if link[0] or link[2]:
             links.append((where, url, *link))
     return links

@@ -125,9 +125,8 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
     nodes = page.root.css("*")
     attrs = [node.attributes for node in nodes]
     keys = set().union(*attrs)  # every attribute name in the page: a prefilter
-    ids = {a["id"] or "" for a in attrs if "id" in a} | {
-        n.attributes.get("name") or "" for n in page.root.css("a[name]")
-    }
+    names = {node.attributes["name"] or "" for node in page.root.css("a[name]")}
+    ids = {a["id"] or "" for a in attrs if "id" in a} | names
     refs: list[Ref] = []
     noops: list[tuple[LexborNode, str]] = []
     wanted = keys & _KIND.keys() | {key for key in keys if key.startswith("on")}
@@ -161,10 +160,8 @@ def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bo
         return tuple((url, True) for url, p in found if not any(p)), tuple((*p, False) for _, p in found if any(p))
     if kind == "doc":
         return (), ((f"{shown} with srcdoc (expected no inline documents: they run scripts)", "", False),)
-    if kind == "nav" and (
-        tag not in ("a", "area", "link") or tag == "link" and not (rel and set(rel.split()) <= _NOT_LOADED)
-    ):
-        kind = "load"  # <use href>, <image href>, <script href> in SVG, <link rel=stylesheet>...
+    loaded = tag not in ("a", "area", "link") or tag == "link" and not (rel and set(rel.split()) <= _NOT_LOADED)
+    kind = "load" if kind == "nav" and loaded else kind  # <use href>, <script href> in SVG, <link rel=stylesheet>...
     many = u.srcset(value) if key.endswith("srcset") else value.split() if key in ("ping", "archive") else [value]
     urls: list[tuple[str, bool]] = []
     problems: list[Problem] = []
