@@ -38,7 +38,8 @@ THEME_STYLES = {
     "57a0d79d880c51fe0fa86e34640429eefc664e85f1906c885beed544fd00a9ed": "main.57a0d79d.min.css",
     "fb2fffe2c525a359e29ee030c77ffdead459d9d73888c34213d4773262a832ab": "palette.fb2fffe2.min.css",
 }
-Link = tuple[int, str, str | None, str, str]  # (place, URL, problem, file its fragment is on, fragment)
+Answer = tuple[str | None, str, str]  # a link's (problem, file its fragment is on, fragment)
+Link = tuple[int, str, str | None, str, str]  # (place, URL, *its Answer)
 Job = tuple[Path, dict[str, str], dict[str, str], set[str], str]  # site, source_of, redirects, files, root
 
 
@@ -90,7 +91,7 @@ def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[
     """Read each file, and resolve its links as far as the files alone tell (anchors wait for every id)."""
     docs: dict[str, tuple[Doc, list[Link]]] = {}
     problems: list[Problem] = []
-    answers: dict[tuple[str, str, bool], tuple[str | None, str, str]] = {}
+    answers: dict[tuple[str, str, bool], Answer] = {}
     for rel in readable:
         if (text := _read(job[0], rel, problems)) is not None:
             doc = _doc(job, rel, text)
@@ -111,9 +112,7 @@ def _doc(job: Job, rel: str, text: str) -> Doc:
     return doc
 
 
-def _links(
-    job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], tuple[str | None, str, str]]
-) -> list[Link]:
+def _links(job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], Answer]) -> list[Link]:
     """The links of ``rel`` that are a problem or name a fragment. A link climbing k folders from the
     page's folder means what the rest of it means from that folder's k-th parent: answered once."""
     base, links = posixpath.dirname(rel), list[Link]()
@@ -148,7 +147,7 @@ def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dic
     return problems
 
 
-def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str) -> tuple[str | None, str, str]:
+def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str) -> Answer:
     """(the problem, the file whose ids the fragment must name, the fragment decoded) of a link on ``rel``."""
     path, _, fragment = url.partition("#")
     path = path.partition("?")[0].replace("\\", "/")
