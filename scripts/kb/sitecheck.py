@@ -38,7 +38,8 @@ THEME_STYLES = {
     "57a0d79d880c51fe0fa86e34640429eefc664e85f1906c885beed544fd00a9ed": "main.57a0d79d.min.css",
     "fb2fffe2c525a359e29ee030c77ffdead459d9d73888c34213d4773262a832ab": "palette.fb2fffe2.min.css",
 }
-Link = tuple[int, str, str | None, str, str]  # (place, URL, problem, file its fragment is on, fragment)
+Answer = tuple[str | None, str, str]  # a link's (problem, file its fragment is on, fragment)
+Link = tuple[int, str, str | None, str, str]  # (place, URL, *its Answer)
 Job = tuple[Path, dict[str, str], dict[str, str], set[str], str]  # site, source_of, redirects, files, root
 
 
@@ -60,7 +61,7 @@ def check_site(
     markup, refused = document_types(site, files, MAX_BYTES)  # XML, sniffed and compressed documents
     problems += refused
     readable += markup
-    root = "/" + root_path.strip("/") + "/" if root_path.strip("/") else "/"
+    root = posixpath.join("/", root_path.strip("/"), "")
     job: Job = (site, source_of or {}, dict(redirects or {}), files, root)
     if workers >= 2 and len(readable) >= PARALLEL_FROM and hasattr(os, "fork"):
         half = readable[: len(readable) // 2]
@@ -75,25 +76,22 @@ def check_site(
     else:
         docs, found = _read_all(job, readable)
     problems += found + _resolve(site, docs, job[1])
-    return [Problem(prefix + p.path[4:], p.line, p.message) if p.path.startswith("site/") else p for p in problems]
+    return [p._replace(path=prefix + p.path[4:]) for p in problems]  # each named site/<file>
 
 
 def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
     """Map each built page to its Markdown source (``docs/...``), for error hints, without reading
     the pages (a site check doesn't pay for the whole knowledge base)."""
-    out = {}
-    for folder, _dirs, names in os.walk(docs) if docs.is_dir() else ():
-        rel = os.path.relpath(folder, docs).replace(os.sep, "/")
-        for uri in (name if rel == "." else f"{rel}/{name}" for name in names if name.endswith(".md")):
-            out[built_file(uri, directory_urls)] = f"{docs.name}/{uri}"
-    return out
+    walk = ((os.path.relpath(folder, docs).replace(os.sep, "/"), names) for folder, _, names in os.walk(docs))
+    uris = [name if rel == "." else f"{rel}/{name}" for rel, names in walk for name in names if name.endswith(".md")]
+    return {built_file(uri, directory_urls): f"{docs.name}/{uri}" for uri in uris}
 
 
 def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[Link]]], list[Problem]]:
     """Read each file, and resolve its links as far as the files alone tell (anchors wait for every id)."""
     docs: dict[str, tuple[Doc, list[Link]]] = {}
     problems: list[Problem] = []
-    answers: dict[tuple[str, str, bool], tuple[str | None, str, str]] = {}
+    answers: dict[tuple[str, str, bool], Answer] = {}
     for rel in readable:
         if (text := _read(job[0], rel, problems)) is not None:
             doc = _doc(job, rel, text)
@@ -103,10 +101,8 @@ def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[
 
 def _doc(job: Job, rel: str, text: str) -> Doc:
     _site, source_of, redirects, _files, _root = job
-    if rel.endswith(".css"):
-        return (
-            Doc(set(), [], [], (0, 0)) if hashlib.sha256(text.encode()).hexdigest() in THEME_STYLES else read_css(text)
-        )
+    if rel.endswith(".css"):  # Material's own stylesheets are read as empty ones
+        return read_css("" if hashlib.sha256(text.encode()).hexdigest() in THEME_STYLES else text)
     if rel in redirects:
         why = "redirect page differs from the one the redirects plugin writes for it (expected it unedited)"
         return read_html(text, True)._replace(findings=[] if text == redirects[rel] else [(0, why, why, "")])
@@ -116,9 +112,7 @@ def _doc(job: Job, rel: str, text: str) -> Doc:
     return doc
 
 
-def _links(
-    job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], tuple[str | None, str, str]]
-) -> list[Link]:
+def _links(job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], Answer]) -> list[Link]:
     """The links of ``rel`` that are a problem or name a fragment. A link climbing k folders from the
     page's folder means what the rest of it means from that folder's k-th parent: answered once."""
     base, links = posixpath.dirname(rel), list[Link]()
@@ -128,21 +122,24 @@ def _links(
         up = len(m.group()) // 3 if (m := _CLIMB.match(url)) else 0
         local = url[:1] in "#?" or rel == "404.html" or up >= len(ups)
         key = (rel, url, loads) if local else (ups[up], url[3 * up :], loads)
-        if (link := answers.get(key)) is None:
+        if (link := answers.get(key)) is None or link[0]:  # a problem is asked again: its message names the URL
             link = answers[key] = _link(url, loads, rel, base, job[3], job[4])
-        if link[0]:
-            link = _link(url, loads, rel, base, job[3], job[4])  # for the message, which names the URL
         if link[0] or link[2]:
             links.append((where, url, *link))
     return links
 
 
 def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dict[str, str]) -> list[Problem]:
-    """Check every #anchor left and place every problem at its line."""
+    """Check every #anchor left (an empty one names no element) and place every problem at its line."""
     ids = {rel: doc.ids for rel, (doc, _) in docs.items() if not rel.endswith(".css")}
     problems: list[Problem] = []
+    missing = "missing anchor '#{1}' in {0} (expected an element with id=\"{1}\")"
     for rel, (doc, links) in docs.items():
-        found = [(at, msg, url) for at, url, why, target, frag in links if (msg := why or _missing(target, frag, ids))]
+        found = [
+            (at, why or missing.format(to, frag), url)
+            for at, url, why, to, frag in links
+            if why or frag and to in ids and frag not in ids[to]
+        ]
         inside = range(*doc.content)
         found += [(off, msg, needle) for off, c, t, needle in doc.findings if (msg := c if off in inside else t)]
         if found:
@@ -150,8 +147,8 @@ def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dic
     return problems
 
 
-def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str) -> tuple[str | None, str, str]:
-    """(the problem, the file whose ids the fragment must name, the fragment) of a link on ``rel``."""
+def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str) -> Answer:
+    """(the problem, the file whose ids the fragment must name, the fragment decoded) of a link on ``rel``."""
     path, _, fragment = url.partition("#")
     path = path.partition("?")[0].replace("\\", "/")
     if url.lower().startswith(HARMLESS) or scheme(url) == "data":  # data: is reported where it is found
@@ -159,8 +156,8 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
     if foreign(url):
         why = "expected every script, style, font, image and frame to come from this site"
         return (f"loads '{url}' from another origin ({why})" if loads else None), "", ""
-    if scheme(url) or not path:
-        return None, "" if scheme(url) else rel, fragment
+    if not path:  # past foreign(), a URL has no scheme
+        return None, rel, unquote(fragment)
     if path.startswith("/") and rel != "404.html":
         why = "expected a relative link, so the site works under any path and from file://"
         return f"root-absolute link '{url}' ({why})", "", ""
@@ -170,30 +167,20 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
     target = posixpath.normpath(path[len(root) :] or "." if path.startswith("/") else f"{base}/{path}".lstrip("/"))
     if target.startswith(".."):
         return f"link '{url}' points outside the site (expected a file inside it)", "", ""
-    target = "" if target == "." else target
-    if not target or path.endswith("/") or target not in files:
-        index = f"{target}/index.html".lstrip("/")
-        target = index if index in files or not target or path.endswith("/") else target
+    index = "index.html" if target == "." else f"{target}/index.html".lstrip("/")
+    folder = target == "." or path.endswith("/")
+    target = index if folder or target not in files and index in files else target
     if target in files:
-        return None, target, fragment
+        return None, target, unquote(fragment)
     if target.endswith(".md"):
         why = "expected the built page; write links to .md files in Markdown, not raw HTML"
         return f"link '{url}' points at a Markdown source ({why})", "", ""
     return f"broken link '{url}' (expected {target} in the built site)", "", ""
 
 
-def _missing(target: str, fragment: str, ids: dict[str, set[str]]) -> str | None:
-    """The problem with ``#fragment`` on ``target``, if any; an empty fragment names no element."""
-    frag = unquote(fragment)
-    if frag and target in ids and frag not in ids[target]:
-        return f"missing anchor '#{frag}' in {target} (expected an element with id=\"{frag}\")"
-    return None
-
-
 def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
     """Every file under the site (symlinks inside it followed once), those to read, and problems."""
     files: set[str] = set()
-    readable: list[str] = []
     problems: list[Problem] = []
     root = str(site)
     seen_dirs, stack = {root}, [("", root)]
@@ -214,9 +201,7 @@ def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
                     stack.append((rel, entry.path))
             else:
                 files.add(rel)
-                if rel.endswith(_DOCUMENTS):
-                    readable.append(rel)
-    return files, readable, problems
+    return files, sorted(rel for rel in files if rel.endswith(_DOCUMENTS)), problems
 
 
 def _bad_entry(root: str, entry: os.DirEntry[str]) -> str | None:
@@ -259,13 +244,9 @@ def _locate(site: Path, rel: str, found: list[tuple[int, str, str]], shown: str 
     text = _read(site, rel, []) or ""
     if any(off < 0 for off, _, _ in found):
         page = Page(text, True)
-        picked = page.root.css("*") if page.root else []
+        picked = page.root.css("*")
         found = [(page.offset(picked[-1 - off]) if off < 0 else off, msg, needle) for off, msg, needle in found]
-    path, source = site.parent / (shown or "."), None  # pages are named from the project root, which holds site/
-    try:
-        source = path.read_text("utf-8", "replace") if shown and path.stat().st_size <= MAX_BYTES else None
-    except OSError:
-        pass  # no source: no hint
+    source = _read(site.parent, shown, []) if shown else None  # named from the project root, which holds site/
     lo, hi = doc.content
     out = []
     for off, msg, needle in found:

@@ -20,7 +20,6 @@ _KIND = dict.fromkeys(("href", "xlink:href"), "nav") | {"action": "send", "forma
 _KIND |= dict.fromkeys(("src", "srcset", "imagesrcset", "poster", "data", "background", "lowsrc", "dynsrc"), "load")
 _KIND |= dict.fromkeys(("manifest", "codebase", "classid", "archive", "icon", "ping"), "load")
 _KIND |= {"cite": "text", "longdesc": "text", "style": "css", "srcdoc": "doc"}  # text: never followed
-_URLISH = frozenset(_KIND)
 _NOT_LOADED = {"canonical", "alternate", "author", "help", "license", "next", "prev", "search", "bookmark"}
 _SPECIAL = {"script", "style", "object", "embed", "applet", "noscript", "base", "meta", "set", "animate", "xmp"}
 _SPECIAL |= {"animateMotion", "animateTransform", "animateColor", "iframe", "noembed", "noframes", "plaintext"}
@@ -28,6 +27,7 @@ _RAW = ("style", "xmp", "iframe", "noembed", "noframes", "plaintext")  # innerHT
 _END_ATTRS = re.compile(r"</[a-zA-Z][^\t\n\f\r />]*+[\t\n\f\r /]+[^\t\n\f\r />][^>]*>?")
 _RAW_TEXT = "script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext"
 _HIDDEN = re.compile(rf"</(?:{_RAW_TEXT})(?=[\t\n\f\r />])", re.I)
+_COMMENT = re.compile(r"<!--(.*?)(?:--!?>|\Z)", re.S)  # to its end, or the file's
 _ATTR = re.compile(
     r"([^\t\n\f\r />][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(\"[^\"]*\"|'[^']*'|(?![\"'])[^\t\n\f\r >]*))?"
 )
@@ -58,8 +58,8 @@ class Page:
 
     def __init__(self, text: str, whole_is_content: bool) -> None:
         self.text, self.at, self.named = text, dict[int, int](), dict[str, bool]()
-        self.root = LexborHTMLParser(text).root
-        article = None if whole_is_content or not self.root else self.root.css_first("article.md-content__inner")
+        self.root = LexborHTMLParser(text)  # a whole document: css() from its <html>, always there
+        article = None if whole_is_content else self.root.css_first("article.md-content__inner")
         self.article = article.mem_id if article else -1
         lo, hi = (self.offset(article), text.rfind("</article")) if article else (0, len(text) + 1)
         self.content = (lo, hi if hi > lo else len(text))
@@ -73,14 +73,14 @@ class Page:
             raw = [m.start() for m in re.finditer(rf"<{re.escape(tag)}(?=[\t\n\f\r />])", self.text, re.I)]
             if len(raw) <= 1:  # every element of the name has that one start tag: nothing to match
                 return raw[0] if raw else 0
-            for el in self.root.css(tag) if self.root and tag.isalnum() else [node]:
+            for el in self.root.css(tag) if tag.isalnum() else [node]:
                 want = {k: v or "" for k, v in el.attributes.items()}
                 want |= {"\0": el.text()} if tag in ("script", "style") else {}
                 ahead = range(pos, min(pos + 64, len(raw)))
                 j = next(
                     (j for j in ahead if (seen.get(j) or seen.setdefault(j, self._attrs(raw[j], want))) == want), pos
                 )
-                self.at[el.mem_id], pos = raw[min(j, len(raw) - 1)] if raw else 0, j + 1
+                self.at[el.mem_id], pos = raw[min(j, len(raw) - 1)], j + 1
         return self.at.get(node.mem_id, 0)
 
     def _attrs(self, at: int, want: dict[str, str]) -> dict[str, str]:
@@ -122,32 +122,28 @@ class Page:
 def read_html(text: str, whole_is_content: bool) -> Doc:
     page = Page(text, whole_is_content)
     findings = _text_findings(text)
-    if page.root is None:
-        return Doc(set(), [], findings, page.content)
     nodes = page.root.css("*")
     attrs = [node.attributes for node in nodes]
     keys = set().union(*attrs)  # every attribute name in the page: a prefilter
-    ids = {a["id"] or "" for a in attrs if "id" in a} | {
-        n.attributes.get("name") or "" for n in page.root.css("a[name]")
-    }
+    names = {node.attributes["name"] or "" for node in page.root.css("a[name]")}
+    ids = {a["id"] or "" for a in attrs if "id" in a} | names
     refs: list[Ref] = []
     noops: list[tuple[LexborNode, str]] = []
-    urlish = keys & _URLISH
-    for n in [n for n, a in enumerate(attrs) if not urlish.isdisjoint(a)] if urlish else ():
+    wanted = keys & _KIND.keys() | {key for key in keys if key.startswith("on")}
+    for n in [n for n, a in enumerate(attrs) if not wanted.isdisjoint(a)] if wanted else ():
         node, found = nodes[n], attrs[n]
         tag = node.tag or ""
         rel = (found.get("rel") or "").lower() if tag == "link" else ""
         for key, value in found.items():
-            if key in urlish and value is not None and tag != "base" and (key != "data" or tag == "object"):
+            if key.startswith("on"):
+                msg = f"event handler attribute '{key}' on <{tag}> (expected no inline script)"
+                findings.append(page.finding(node, msg))
+            elif key in wanted and value is not None and tag != "base" and (key != "data" or tag == "object"):
                 urls, problems = _attr(tag, key, value, rel)
                 refs += [(-1 - n, url, loads) for url, loads in urls]
                 if problems:
                     findings += [page.finding(node, c, t) for c, t, noop in problems if not noop]
                     noops += [(node, c) for c, t, noop in problems if noop and c]
-    for n, found in enumerate(attrs) if any(k.startswith("on") for k in keys) else ():
-        for key in (k for k in found if k.startswith("on")):
-            msg = f"event handler attribute '{key}' on <{nodes[n].tag}> (expected no inline script)"
-            findings.append(page.finding(nodes[n], msg))
     findings += page.noop_findings(noops) if noops else []
     for node in [node for node in nodes if node.tag in _SPECIAL]:  # faster than lexbor's selector list
         _special(page, node, refs, findings)
@@ -160,22 +156,18 @@ def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bo
     the theme, a no-op link that is fine in the theme)."""
     shown, kind = f"<{tag}>", _KIND[key]
     if kind == "css":
-        found = [(url, u.css_url_problem(url, True)) for _, url in css_urls(value)]
-        return tuple((u.clean(url), True) for url, p in found if not any(p)), tuple(
-            (*p, False) for _, p in found if any(p)
-        )
+        found = [(u.clean(url), u.css_url_problem(url)) for _, url in css_urls(value)]
+        return tuple((url, True) for url, p in found if not any(p)), tuple((*p, False) for _, p in found if any(p))
     if kind == "doc":
         return (), ((f"{shown} with srcdoc (expected no inline documents: they run scripts)", "", False),)
-    if kind == "nav" and (
-        tag not in ("a", "area", "link") or tag == "link" and not (rel and set(rel.split()) <= _NOT_LOADED)
-    ):
-        kind = "load"  # <use href>, <image href>, <script href> in SVG, <link rel=stylesheet>...
+    loaded = tag not in ("a", "area", "link") or tag == "link" and not (rel and set(rel.split()) <= _NOT_LOADED)
+    kind = "load" if kind == "nav" and loaded else kind  # <use href>, <script href> in SVG, <link rel=stylesheet>...
     many = u.srcset(value) if key.endswith("srcset") else value.split() if key in ("ping", "archive") else [value]
     urls: list[tuple[str, bool]] = []
     problems: list[Problem] = []
     for url in map(u.clean, many):
         if problem := u.url_problem(url, key, shown):
-            problems.append((problem[0], "", problem[1] is None))
+            problems.append((problem, "", url.lower() == u.NOOP))
         elif kind == "send" and u.foreign(url):
             problems.append((f"{shown} sends to '{url}' on another origin (expected this site)", "", False))
         elif kind in ("nav", "load"):
@@ -196,19 +188,18 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
         inside = page.in_content(node)
         data = (attrs.get("type") or "").strip().lower() in ("application/json", "application/ld+json")
         if inside or not (src or data or u.theme_script(node.text())):
-            at, _, _, raw = page.finding(node, None)
-            msg = f"{_short(raw)} in page content" if inside else f"inline {_short(raw)} that the theme does not emit"
-            out.append((at, f"{msg} ({_NO_SCRIPT})", f"{msg} ({_NO_SCRIPT})", raw))
+            raw = _short(page.finding(node, None)[3])
+            msg = f"{raw} in page content" if inside else f"inline {raw} that the theme does not emit"
+            out.append(page.finding(node, f"{msg} ({_NO_SCRIPT})"))
     elif tag == "style":
         if urls := css_urls(body := node.text()):  # placed only when it holds a URL
             css = read_css(body, page.text.find(">", page.offset(node)) + 1, page.in_content(node), urls)
             refs += css.refs
             out += css.findings
     elif tag in ("object", "embed", "applet", "noscript"):
-        at, _, _, raw = page.finding(node, None)
-        why = f"{_short(raw)} {_NOSCRIPT}" if tag == "noscript" else ""
-        why = why or f"<{tag}> element (expected no plugin content: it can run scripts and load from anywhere)"
-        out.append((at, why, why, raw))
+        why = f"<{tag}> element (expected no plugin content: it can run scripts and load from anywhere)"
+        why = f"{_short(page.finding(node, None)[3])} {_NOSCRIPT}" if tag == "noscript" else why
+        out.append(page.finding(node, why))
     elif tag == "base":
         href = u.clean(attrs.get("href") or "")
         up = posixpath.normpath(href.replace("\\", "/") or ".").startswith("..")
@@ -229,7 +220,7 @@ def _animation(page: Page, node: LexborNode, attrs: dict[str, str], refs: list[R
         for key in ("to", "from", "values", "by"):
             for url in map(u.clean, attrs.get(key, "").split(";")):
                 if problem := u.url_problem(url, key, f"<{node.tag}>"):
-                    out.append(page.finding(node, problem[0]))
+                    out.append(page.finding(node, problem))
                 elif url:
                     refs.append((page.offset(node), url, True))
 
@@ -256,14 +247,11 @@ def _text_findings(text: str) -> list[Finding]:
         name = m.group().split()[0].rstrip("/")
         msg = f"end tag with attributes '{_short(m.group())}' (expected '{name}>': {_TWO_WAYS})"
         out.append((m.start(), msg, msg, m.group()))
-    pos = text.find("<!--")
-    while pos >= 0:
-        end = min((i for i in (text.find("-->", pos + 4), text.find("--!>", pos + 4)) if i >= 0), default=len(text))
-        if not text.startswith(("<!-->", "<!--->"), pos) and (hidden := _HIDDEN.search(text, pos + 4, end)):
+    for m in _COMMENT.finditer(text):
+        if not m[0].startswith(("<!-->", "<!--->")) and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
             why = "expected comments without markup: browsers may end that element inside the comment"
             msg = f"comment hides the end tag '{hidden.group()}' ({why})"
-            out.append((pos, msg, msg, text[pos : hidden.end()]))
-        pos = text.find("<!--", end)
+            out.append((m.start(), msg, msg, text[m.start() : hidden.end()]))
     return out
 
 
@@ -297,7 +285,7 @@ def read_css(text: str, at: int = 0, in_content: bool = False, urls: list[tuple[
     findings: list[Finding] = []
     for line, url in css_urls(text) if urls is None else urls:
         off = at + starts[min(line, len(starts)) - 1]
-        if why := u.css_url_problem(url, in_content)[0]:  # data: is a problem only in page content
+        if why := u.css_url_problem(url)[0 if in_content else 1]:
             findings.append((off, why, why, url))
         else:
             refs.append((off, u.clean(url), True))

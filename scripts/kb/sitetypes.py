@@ -24,6 +24,7 @@ REFUSED = {
     ".xslt": "XSLT stylesheet: it writes markup no check sees (expected no XSLT in the site)",
 }
 HEAD_BYTES = 512  # what a browser sniffs
+_SNIFFED = "no known type, and it starts like HTML: a browser may sniff it as a page (expected .html)"
 
 _NAMESPACE = r"""\s*=\s*["']\s*http://www\.w3\.org/(?:1999/xhtml|2000/svg)\s*["']"""
 _ACTIVE = re.compile(rb"xmlns" + _NAMESPACE.encode(), re.I)  # the default namespace: tag names tell
@@ -38,15 +39,9 @@ _TYPES = mimetypes.MimeTypes(filenames=())  # the standard library's own table, 
 
 def document_types(site: Path, files: set[str], max_bytes: int) -> tuple[list[str], list[Problem]]:
     """Of ``files`` (site-relative), the XML ones to read as markup, and a problem for each refused."""
-    markup: list[str] = []
-    problems: list[Problem] = []
-    for rel in sorted(files):
-        found = _why_refused(site, rel, max_bytes)
-        if found and found[1] == "markup":
-            markup.append(rel)
-        elif found:
-            problems.append(Problem(f"site/{rel}", *found))
-    return markup, problems
+    found = [(rel, why) for rel in sorted(files) if (why := _why_refused(site, rel, max_bytes))]
+    markup = [rel for rel, (_, why) in found if why == "markup"]
+    return markup, [Problem(f"site/{rel}", *why) for rel, why in found if why[1] != "markup"]
 
 
 def _why_refused(site: Path, rel: str, max_bytes: int) -> tuple[int, str] | None:
@@ -74,6 +69,3 @@ def _why_refused(site: Path, rel: str, max_bytes: int) -> tuple[int, str] | None
         why = "names an XSLT stylesheet: it writes markup no check sees (expected no xml-stylesheet)"
         return data.count(b"\n", 0, xslt.start()) + 1, why
     return (1, "markup") if suffix in XML and (suffix == ".xht" or _ACTIVE.search(data)) else None
-
-
-_SNIFFED = "no known type, and it starts like HTML: a browser may sniff it as a page (expected .html)"

@@ -33,11 +33,8 @@ THEME_SCRIPTS = {
 
 @lru_cache(maxsize=256)  # the theme repeats the same few scripts on every page
 def theme_script(body: str) -> bool:
-    def blank(m: re.Match[str]) -> str:
-        literal = m.group(1)
-        return m.group(0) if foreign(literal) or _SCHEME.match(literal) else 'new URL(""'
-
-    text = _URL_LITERAL.sub(blank, body.strip())
+    """One of Material's inline scripts, its relative ``new URL("...")`` blanked out."""
+    text = _URL_LITERAL.sub(lambda m: m[0] if foreign(m[1]) or _SCHEME.match(m[1]) else 'new URL(""', body.strip())
     return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest() in THEME_SCRIPTS
 
 
@@ -60,26 +57,22 @@ def foreign(url: str) -> bool:
     return protocol_relative(url) or (bool(_SCHEME.match(url)) and not url.lower().startswith(HARMLESS))
 
 
-def url_problem(url: str, attr: str, tag: str) -> tuple[str, str | None] | None:
-    """(problem, problem outside page content) of a script or data: URL in an attribute."""
+def url_problem(url: str, attr: str, tag: str) -> str | None:
+    """The problem with a script or data: URL in an attribute."""
     name = scheme(url)
     if name in SCRIPT_SCHEMES:
-        msg = f"{name}: URL in {attr}= of {tag} (expected a link to a page or file, never a script URL)"
-        return msg, None if url.lower() == NOOP else msg
+        return f"{name}: URL in {attr}= of {tag} (expected a link to a page or file, never a script URL)"
     if name == "data":
-        msg = f"data: URL in {attr}= of {tag} (expected a file of this site: a data: URL can carry a page or a script)"
-        return msg, msg
+        return f"data: URL in {attr}= of {tag} (expected a file of this site: a data: URL can carry a page or a script)"
     return None
 
 
-def css_url_problem(url: str, inline: bool) -> tuple[str | None, str | None]:
+def css_url_problem(url: str) -> tuple[str | None, str | None]:
     """(in content, in theme) problems of a CSS URL: script URLs anywhere, data: in page content."""
     name = scheme(clean(url))
     if name in SCRIPT_SCHEMES:
         return (f"{name}: URL in CSS (expected a file of this site)",) * 2
-    if name == "data" and inline:
-        return "data: URL in CSS inside page content (expected a file of this site)", None
-    return None, None
+    return ("data: URL in CSS inside page content (expected a file of this site)" if name == "data" else None), None
 
 
 def srcset(value: str) -> list[str]:
