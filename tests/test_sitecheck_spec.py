@@ -28,6 +28,9 @@ SPEC = [
     ("<p>\x00</p><script>alert(1)</script>", "<script> in page content"),
     # an unclosed comment runs to the end of the file, swallowing the theme's tail with it
     ("<!-- unclosed <script>alert(1)</script>", "comment hides the end tag '</script'"),
+    # '<!-->' and '<!--->' are whole (empty) comments: a comment right after them is read on its own
+    ("<!--><!-- </script> -->", "comment hides the end tag '</script'"),
+    ("<!---><!-- </style> -->", "comment hides the end tag '</style'"),
 ]
 
 

@@ -27,7 +27,7 @@ _RAW = ("style", "xmp", "iframe", "noembed", "noframes", "plaintext")  # innerHT
 _END_ATTRS = re.compile(r"</[a-zA-Z][^\t\n\f\r />]*+[\t\n\f\r /]+[^\t\n\f\r />][^>]*>?")
 _RAW_TEXT = "script|style|textarea|title|xmp|iframe|noembed|noframes|noscript|plaintext"
 _HIDDEN = re.compile(rf"</(?:{_RAW_TEXT})(?=[\t\n\f\r />])", re.I)
-_COMMENT = re.compile(r"<!--(.*?)(?:--!?>|\Z)", re.S)  # to its end, or the file's
+_COMMENT = re.compile(r"<!---?>|<!--(.*?)(?:--!?>|\Z)", re.S)  # '<!-->' ends at once; others at --> or the file's end
 _ATTR = re.compile(
     r"([^\t\n\f\r />][^\t\n\f\r /=>]*)(?:[\t\n\f\r ]*=[\t\n\f\r ]*(\"[^\"]*\"|'[^']*'|(?![\"'])[^\t\n\f\r >]*))?"
 )
@@ -248,7 +248,7 @@ def _text_findings(text: str) -> list[Finding]:
         msg = f"end tag with attributes '{_short(m.group())}' (expected '{name}>': {_TWO_WAYS})"
         out.append((m.start(), msg, msg, m.group()))
     for m in _COMMENT.finditer(text):
-        if not m[0].startswith(("<!-->", "<!--->")) and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
+        if m[1] is not None and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
             why = "expected comments without markup: browsers may end that element inside the comment"
             msg = f"comment hides the end tag '{hidden.group()}' ({why})"
             out.append((m.start(), msg, msg, text[m.start() : hidden.end()]))
