@@ -280,24 +280,18 @@ class FileScan:
 
     def exprs(self, name: str, scope: Scope | None) -> list[tuple[ast.expr | None, Scope]]:
         """The expressions a name may be bound to, each with the scope to read it in."""
-        while scope is not None:
-            if name in scope.assigned:
-                return [(e, scope) for e in scope.assigned[name]]
-            if name in scope.params:
-                default = scope.params[name]
-                return [(default, scope.parent or scope)]
-            scope = scope.parent
-        return []
+        found = _binding(name, scope)
+        if found is None:
+            return []
+        where, is_param = found
+        if is_param:
+            return [(where.params[name], where.parent or where)]
+        return [(e, where) for e in where.assigned[name]]
 
     def parameter(self, name: str, scope: Scope | None) -> Scope | None:
         """The scope of the function whose parameter ``name`` is, as read in ``scope``; None if not one."""
-        while scope is not None:
-            if name in scope.assigned:
-                return None
-            if name in scope.params:
-                return scope
-            scope = scope.parent
-        return None
+        found = _binding(name, scope)
+        return found[0] if found and found[1] else None
 
     def passed(self, function: Scope, name: str) -> list[tuple[ast.expr, Scope]]:
         """What this file's calls of ``function`` by its plain name pass as its parameter ``name``."""
@@ -375,6 +369,17 @@ class FileScan:
                 if e is not None and self.is_mask(e, s, depth + 1)[0]:
                     return True, True
         return False, False
+
+
+def _binding(name: str, scope: Scope | None) -> tuple[Scope, bool] | None:
+    """The scope that binds ``name`` as read in ``scope``, and whether as a parameter; None if none."""
+    while scope is not None:
+        if name in scope.assigned:
+            return scope, False
+        if name in scope.params:
+            return scope, True
+        scope = scope.parent
+    return None
 
 
 def _union(parts: list[Values]) -> Values:
