@@ -84,6 +84,8 @@ CLASSES = [
     ("import torch\nmajor, _ = torch.cuda.get_device_capability()\n", "cuda-device-capability"),
     ("import torch\nstart = torch.cuda.Event(enable_timing=True)\n", "cuda-events"),
     ("import torch\ni = torch.cuda.current_device()\n", "cuda-current-device"),
+    ("import torch\ntorch.cuda.manual_seed(42)\n", "cuda-manual-seed-current"),
+    ("import torch\ntorch.cuda.manual_seed_all(42)\n", "cuda-manual-seed"),
     ("import torch\nx.cuda()\nstate = torch.load(path)\n", "load-without-map-location"),
     ("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=4)\n", "mp-spawn"),
     ("from torch.profiler import ProfilerActivity\nacts = [ProfilerActivity.CUDA]\n", "profiler-cuda-activity"),
