@@ -103,6 +103,15 @@ def test_each_class_is_found(real, code, rule):
     assert rule in rules_at(real, code)
 
 
+def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
+    """ "cuda:nccl,cpu:gloo" (modded-nanogpt) names backends; "cuda:0" and "cuda:{}" name devices."""
+    code = 'import torch.distributed as dist\ndist.init_process_group(backend="cuda:nccl,cpu:gloo")\n'
+    assert rules_at(real, code) == {"nccl-backend"}
+    assert rules_at(real, 'd = "cuda:0"\n') == {"cuda-device-string"}
+    for built in ('e = "cuda:{}".format(r)\n', 'f = "cuda:" + str(r)\n', 'g = "cuda:%d" % r\n'):
+        assert rules_at(real, built) & {"cuda-device-string", "cuda-fstring-device"}, built
+
+
 @pytest.mark.parametrize(
     "code",
     [

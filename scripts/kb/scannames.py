@@ -68,7 +68,11 @@ class Values:
 
 
 def is_cuda(value: object) -> bool:
-    return isinstance(value, str) and (value == "cuda" or value.startswith("cuda:"))
+    """ "cuda", "cuda:N", or the start of one ("cuda:" + rank, "cuda:{}"); not "cuda:nccl,cpu:gloo"."""
+    if not isinstance(value, str) or not value.startswith("cuda") or value != "cuda" and value[4] != ":":
+        return False
+    index = value[5:]
+    return index.isdigit() or index[:1] in ("", "?", "{", "%")  # "?": CUDA_FORMATTED
 
 
 class Scope:
