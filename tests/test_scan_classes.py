@@ -85,6 +85,7 @@ CLASSES = [
     ("import torch\nstart = torch.cuda.Event(enable_timing=True)\n", "cuda-events"),
     ("import torch\ni = torch.cuda.current_device()\n", "cuda-current-device"),
     ("import torch\ntorch.cuda.manual_seed(42)\n", "cuda-manual-seed-current"),
+    ("import torch\ny = torch._scaled_mm(a, b, scale_a=s, scale_b=t, use_fast_accum=True)\n", "scaled-mm-fast-accum"),
     ("import torch\ntorch.cuda.manual_seed_all(42)\n", "cuda-manual-seed"),
     ("import torch\nx.cuda()\nstate = torch.load(path)\n", "load-without-map-location"),
     ("import torch.multiprocessing as mp\nmp.spawn(main, nprocs=4)\n", "mp-spawn"),
@@ -122,6 +123,7 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'if device.type != "cpu":\n    pass\n',  # the device-agnostic test
         "import flash_attention_tpu\nimport apexlib\n",  # other packages
         "trainer = Trainer(accelerator='cpu')\n",
+        "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting
     ],
 )
 def test_clean_code_is_not_flagged(real, code):

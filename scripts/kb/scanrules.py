@@ -68,7 +68,7 @@ class ScanRule:
     suggestion: str
     page: str
     link: str
-    value: tuple[str, ...] = ()  # keyword: the string values it matches (none: any value)
+    value: tuple[str | bool, ...] = ()  # keyword: the values it matches (none: any value)
     call: PathPattern | None = None  # keyword: only on calls matching this
     path: PathPattern | None = None  # call and attribute
     fix: Fix | None = None  # the mechanical rewrite, when there is one
@@ -183,7 +183,7 @@ def compile_rule(model: MigrationRule, link: str) -> ScanRule:
     if m.keyword is not None:
         kw = m.keyword
         call = PathPattern.parse(kw.call) if kw.call is not None else None
-        values = (kw.value,) if isinstance(kw.value, str) else tuple(kw.value or ())
+        values = (kw.value,) if isinstance(kw.value, (str, bool)) else tuple(kw.value or ())
         return replace(base, kind="keyword", pattern=kw.name, value=values, call=call)
     if m.imports is not None:
         return replace(base, kind="imports", pattern=m.imports)

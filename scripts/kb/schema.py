@@ -281,10 +281,10 @@ Detector = Literal[
 
 
 class KeywordMatch(Model):
-    """A keyword argument, optionally with its (string) value, optionally on one call path."""
+    """A keyword argument, optionally with its value (a string, or true/false), optionally on one call path."""
 
     name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-    value: Union[Text, list[Text], None] = None  # one value, or any of several
+    value: Union[bool, Text, list[Text], None] = None  # one value, or any of several strings
     call: Optional[DottedName] = None
 
 
