@@ -85,6 +85,14 @@ CLASSES = [
     ("import torch\nstart = torch.cuda.Event(enable_timing=True)\n", "cuda-events"),
     ("import torch\ni = torch.cuda.current_device()\n", "cuda-current-device"),
     ("import torch\ntorch.cuda.manual_seed(42)\n", "cuda-manual-seed-current"),
+    (
+        'import torch\n@torch.library.custom_op("a::f", mutates_args=(), device_types="cuda")\ndef f(x): ...\n',
+        "custom-op-cuda-only",
+    ),
+    (
+        'from torch.library import custom_op\n@custom_op("a::f", mutates_args=(), device_types=("cuda",))\ndef f(x): ...\n',
+        "custom-op-cuda-only",
+    ),
     ("import torch\ny = torch._scaled_mm(a, b, scale_a=s, scale_b=t, use_fast_accum=True)\n", "scaled-mm-fast-accum"),
     ("import torch\ntorch.cuda.manual_seed_all(42)\n", "cuda-manual-seed"),
     ("import torch\nx.cuda()\nstate = torch.load(path)\n", "load-without-map-location"),
@@ -102,6 +110,15 @@ CLASSES = [
 @pytest.mark.parametrize("code, rule", CLASSES)
 def test_each_class_is_found(real, code, rule):
     assert rule in rules_at(real, code)
+
+
+def test_a_keyword_rule_speaks_for_its_literal_once(real):
+    """accelerator="cuda" and device_types="cuda" are one root cause each, not a device string too."""
+    assert found(real, 'import lightning as L\nt = L.Trainer(accelerator="cuda")\n') == [
+        (2, "lightning-gpu", "must-change")
+    ]
+    code = 'import torch\n@torch.library.custom_op("a::f", mutates_args=(), device_types="cuda")\ndef f(x): ...\n'
+    assert found(real, code) == [(2, "custom-op-cuda-only", "must-change")]
 
 
 def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
@@ -124,6 +141,7 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         "import flash_attention_tpu\nimport apexlib\n",  # other packages
         "trainer = Trainer(accelerator='cpu')\n",
         "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting
+        'import torch\n@torch.library.custom_op("a::f", mutates_args=())\ndef f(x): ...\n',  # every device
     ],
 )
 def test_clean_code_is_not_flagged(real, code):

@@ -368,13 +368,15 @@ class Visitor:
                 if not rule.value:
                     s.add(node, rule)
                     continue
-                v = s.values(expr, scope)
-                for value, origin in zip(v.known, v.origins, strict=True):
-                    if value in rule.value:
-                        if origin is expr:
-                            s.add(node, rule)
-                        else:
-                            s.use(origin, node, rule)
+                for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
+                    v = s.values(item, scope)
+                    for value, origin in zip(v.known, v.origins, strict=True):
+                        if value in rule.value:
+                            if origin is item:
+                                s.add(node, rule)
+                                s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
+                            else:
+                                s.use(origin, node, rule)
 
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
         s = self.s
