@@ -26,7 +26,9 @@ node, and runs the fixed detectors:
 - ``dataloader-fork``: ``DataLoader(num_workers=N)`` with N > 0 or not a constant, in a file
   that moves things to a device (``.to``, ``.cuda``, ``torch.device``, ``device=``);
 - ``compile-cudagraph-mode`` and ``fullgraph``: ``torch.compile`` (or ``module.compile``) with
-  ``mode="reduce-overhead"``/``"max-autotune"``, or ``fullgraph=True``.
+  ``mode="reduce-overhead"``/``"max-autotune"``, or ``fullgraph=True``;
+- ``cuda-only-guard``: a ``torch.cuda.is_available()`` that only lets CUDA-only code run, reported
+  instead of its call rule (kb.scanguard).
 
 ``scan_file`` reports a file that can't be read, isn't UTF-8 or doesn't parse as a ``Problem``
 (path:line: reason) and never raises for bad input.
@@ -42,6 +44,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import Problem
+from .scanguard import apply_guards
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -520,6 +523,8 @@ def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
     broad = rules.broad
     specific = {(f.line, f.column) for f in findings if f.rule not in broad}
     kept = [f for f in findings if f.rule not in broad or (f.line, f.column) not in specific]
+    if "is_available" in text:
+        kept = apply_guards(tree, kept, rules, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     return kept

@@ -277,6 +277,7 @@ Detector = Literal[
     "dataloader-fork",
     "compile-cudagraph-mode",
     "fullgraph",
+    "cuda-only-guard",
 ]
 
 

@@ -1,0 +1,103 @@
+"""Which ``torch.cuda.is_available()`` calls guard CUDA-only code the fixer leaves.
+
+``torch.cuda.is_available()`` is false on a TPU host. Where it picks the device, that is the bug,
+and ``torch.accelerator.is_available()`` is the fix. Where it only lets CUDA-only code run
+(``torch.cuda.is_available() and torch.cuda.get_device_capability() >= (9, 0)``), false is what
+keeps that code from raising on a TPU host: rewriting the guard would make the port crash. Such a
+guard is reported as ``cuda-only-guard`` (review, no fix) instead.
+
+The code a guard lets run is what runs only when the call returns True: the later operands of an
+``and`` (or of an ``or`` under ``not``) and the branch of an ``if``, ``while`` or conditional
+expression that a true call takes. It is CUDA-only when it holds a must-change finding that no fix
+rewrites. A guard read through a variable (``use_cuda = ...``) is not followed."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable, Sequence
+
+from .scannames import Finding
+from .scanrules import RuleSet
+
+PROBE = "torch.cuda.is_available"
+Span = tuple[int, int, int, int]  # first line, first byte column, last line, end byte column
+
+
+def guarded(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[ast.AST]:
+    """The nodes that run only when ``call`` returns True (empty when none do)."""
+    node: ast.AST = call
+    implies = True  # True: ``node`` true means the call returned True; False: ``node`` false does
+    out: list[ast.AST] = []
+    while (parent := parents.get(node)) is not None:
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):
+            implies = not implies
+        elif isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) == implies:
+            assert isinstance(node, ast.expr)
+            out += parent.values[parent.values.index(node) + 1 :]
+        elif isinstance(parent, (ast.If, ast.While, ast.IfExp)) and node is parent.test:
+            taken = parent.body if implies else parent.orelse
+            return out + (list(taken) if isinstance(taken, list) else [taken])
+        else:
+            return out
+        node = parent
+    return out
+
+
+def _spans(nodes: Iterable[ast.AST]) -> list[Span]:
+    return [
+        (n.lineno, n.col_offset, n.end_lineno or n.lineno, n.end_col_offset or 0)
+        for n in nodes
+        if isinstance(n, (ast.expr, ast.stmt))
+    ]
+
+
+def _inside(spans: Sequence[Span], line: int, column: int) -> bool:
+    return any((a, b) <= (line, column) < (c, d) for a, b, c, d in spans)
+
+
+def cuda_only_guards(
+    tree: ast.Module, probes: set[tuple[int, int]], blockers: list[tuple[int, int]], line: Callable[[int], str]
+) -> set[tuple[int, int]]:
+    """Of the probe calls at ``probes`` (line, character column), those whose guarded code holds a
+    blocker (line, character column of a finding the fixer leaves)."""
+    wanted = {line for line, _ in probes}
+    out: set[tuple[int, int]] = set()
+    for top in tree.body:
+        if not any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in wanted):
+            continue
+        parents = {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+        for node in parents:
+            if not isinstance(node, ast.Call) or node.lineno not in wanted:
+                continue
+            at = (node.lineno, len(line(node.lineno).encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1)
+            if at not in probes:
+                continue
+            spans = _spans(guarded(node, parents))
+            for number, column in blockers:
+                if _inside(spans, number, len(line(number)[: column - 1].encode("utf-8"))):
+                    out.add(at)
+                    break
+    return out
+
+
+def apply_guards(
+    tree: ast.Module, findings: list[Finding], rules: RuleSet, line: Callable[[int], str]
+) -> list[Finding]:
+    """``findings`` with each probe that guards CUDA-only code reported by the ``cuda-only-guard``
+    rule instead (unchanged when the table has no such rule)."""
+    guard = rules.detectors.get("cuda-only-guard")
+    probe_rules = {r.id for r in rules.calls.match(PROBE, PROBE)}
+    probes = {(f.line, f.column) for f in findings if f.rule in probe_rules}
+    if not guard or not probes:
+        return findings
+    by_id = rules.by_id()
+    blockers = [(f.line, f.column) for f in findings if f.severity == "must-change" and by_id[f.rule].fix is None]
+    found = cuda_only_guards(tree, probes, blockers, line) if blockers else set()
+    g = guard[0]
+    out = [
+        f._replace(rule=g.id, code=g.code, severity=g.severity, message=g.message, suggestion=g.suggestion, link=g.link)
+        if (f.line, f.column) in found and f.rule in probe_rules
+        else f
+        for f in findings
+    ]
+    return sorted(set(out))
