@@ -55,6 +55,8 @@ def test_a_guard_around_cuda_only_code_is_review_and_not_fixed(real, code):
         f"ok = torch.cuda.is_available() or {CAPABILITY}\n",  # likewise
         f"if torch.cuda.is_available():\n    pass\nelse:\n    cap = {CAPABILITY}\n",
         "assert torch.cuda.is_available()\n",
+        'if torch.cuda.is_available():\n    dev = torch.device(f"cuda:{rank % 8}")\n',  # picks the device
+        "if torch.cuda.is_available():\n    model = DDP(model, device_ids=[rank])\n",  # turns DDP on
         f"use_cuda = torch.cuda.is_available()\nif use_cuda:\n    cap = {CAPABILITY}\n",  # not followed
     ],
 )

@@ -8,8 +8,11 @@ guard is reported as ``cuda-only-guard`` (review, no fix) instead.
 
 The code a guard lets run is what runs only when the call returns True: the later operands of an
 ``and`` (or of an ``or`` under ``not``) and the branch of an ``if``, ``while`` or conditional
-expression that a true call takes. It is CUDA-only when it holds a must-change finding that no fix
-rewrites. A guard read through a variable (``use_cuda = ...``) is not followed."""
+expression that a true call takes. It is CUDA-only when it calls a ``torch.cuda`` API that a
+must-change rule reports and no fix rewrites (``get_device_capability``, ``manual_seed``,
+``is_bf16_supported``...). A device or a process group built there (``f"cuda:{rank}"``, DDP's
+``device_ids``) does not count: such a guard picks what the TPU needs too, so it stays must-change.
+A guard read through a variable (``use_cuda = ...``) is not followed."""
 
 from __future__ import annotations
 
@@ -90,8 +93,12 @@ def apply_guards(
     probes = {(f.line, f.column) for f in findings if f.rule in probe_rules}
     if not guard or not probes:
         return findings
-    by_id = rules.by_id()
-    blockers = [(f.line, f.column) for f in findings if f.severity == "must-change" and by_id[f.rule].fix is None]
+    cuda_only = {
+        r.id
+        for r in rules.rules
+        if r.kind in ("call", "attribute") and r.pattern.startswith("torch.cuda.") and r.fix is None
+    }
+    blockers = [(f.line, f.column) for f in findings if f.rule in cuda_only and f.severity == "must-change"]
     found = cuda_only_guards(tree, probes, blockers, line) if blockers else set()
     g = guard[0]
     out = [
