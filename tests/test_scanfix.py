@@ -48,6 +48,13 @@ def fixed(real: RuleSet, code: str) -> str:
     "before, after",
     [
         ("import torch\ntorch.cuda.synchronize()\n", "import torch\ntorch.accelerator.synchronize()\n"),
+        # torch as the file names it, and no second import (improved-diffusion imports torch as th)
+        ("import torch as th\nth.cuda.synchronize()\n", "import torch as th\nth.accelerator.synchronize()\n"),
+        ("import torch as th\nd = 'cuda'\n", "import torch as th\nd = " + ACC.replace("torch.", "th.") + "\n"),
+        (
+            "import torch as th\nimport torch\nth.cuda.synchronize()\n",
+            "import torch as th\nimport torch\ntorch.accelerator.synchronize()\n",
+        ),
         (
             "import torch\nn = torch.cuda.device_count()  # how many\n",
             "import torch\nn = torch.accelerator.device_count()  # how many\n",

@@ -14,7 +14,8 @@ left as written and stays a finding:
 - ``matmul-precision``: ``torch.backends.cuda.matmul.allow_tf32 = True`` (or ``False``) becomes
   ``torch.set_float32_matmul_precision("high")`` (or ``"highest"``), the same setting.
 
-A file that needs ``torch`` and doesn't bind it gets ``import torch``. The result must parse, or
+The rewrites name torch as the file's top level imports it (``import torch as th`` gives
+``th.accelerator...``); a file that binds it at all gets ``import torch``. The result must parse, or
 the file is left alone and reported. ``fix_text`` is pure: the command line decides what to write.
 """
 
@@ -66,11 +67,12 @@ def fix_text(text: str, targets: dict[Position, list[Fix]]) -> tuple[str, int]:
     except cst.ParserSyntaxError as exc:
         raise FixError(exc.raw_line, f"LibCST can't parse it ({exc.message}); not fixed") from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    fixer = _Fixer(targets, wrapper)
+    bound = _torch_name(module)
+    fixer = _Fixer(targets, wrapper, bound or "torch")
     fixed = wrapper.visit(fixer)
     if not fixer.count:
         return text, 0
-    if not _binds_torch(fixed):
+    if bound is None:
         context = CodemodContext()
         AddImportsVisitor.add_needed_import(context, "torch")
         fixed = AddImportsVisitor(context).transform_module(fixed)
@@ -82,16 +84,30 @@ def fix_text(text: str, targets: dict[Position, list[Fix]]) -> tuple[str, int]:
     return out, fixer.count
 
 
-def _binds_torch(module: cst.Module) -> bool:
-    """Whether the module's top level has a plain ``import torch``."""
+def _torch_name(module: cst.Module) -> str | None:
+    """The name the module's top level binds torch to: ``torch`` for a plain ``import torch``, else
+    the alias of ``import torch as th``; None when it imports neither."""
+    names = []
     for stmt in module.body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 if isinstance(small, cst.Import):
                     for alias in small.names:
-                        if alias.asname is None and isinstance(alias.name, cst.Name) and alias.name.value == "torch":
-                            return True
-    return False
+                        if isinstance(alias.name, cst.Name) and alias.name.value == "torch":
+                            asname = alias.asname.name if alias.asname else None
+                            names.append(asname.value if isinstance(asname, cst.Name) else "torch")
+    return "torch" if "torch" in names else (names[0] if names else None)
+
+
+class _Alias(cst.CSTTransformer):
+    """``torch`` in a fix's code becomes the name the file binds it to."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        return updated.with_changes(value=self.name) if updated.value == "torch" else updated
 
 
 def _dotted(node: cst.BaseExpression) -> bool:
@@ -105,9 +121,10 @@ Parent = Union[cst.CSTNode, None]
 
 
 class _Fixer(cst.CSTTransformer):
-    def __init__(self, targets: dict[Position, list[Fix]], wrapper: MetadataWrapper):
+    def __init__(self, targets: dict[Position, list[Fix]], wrapper: MetadataWrapper, torch: str):
         super().__init__()
         self.targets = targets
+        self.torch = torch
         self.positions = wrapper.resolve(PositionProvider)
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}  # of the nodes visited so far (cheaper than a metadata pass)
         self.stack: list[cst.CSTNode] = []
@@ -122,6 +139,11 @@ class _Fixer(cst.CSTTransformer):
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
         self.stack.pop()
         return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
+
+    def _code(self, text: str) -> cst.BaseExpression:
+        """A fix's expression, with torch named as the file names it."""
+        expr = cst.parse_expression(text)
+        return expr if self.torch == "torch" else expr.visit(_Alias(self.torch))  # type: ignore[return-value]
 
     def _wanted(self, node: cst.CSTNode, kind: str) -> Fix | None:
         pos = self.positions.get(node)
@@ -143,7 +165,7 @@ class _Fixer(cst.CSTTransformer):
         if value != fix.literal:
             return updated
         self.count += 1
-        return cst.parse_expression(fix.expression)
+        return self._code(fix.expression)
 
     def _value_place(self, node: cst.CSTNode) -> bool:
         """Assigned, passed or defaulted (directly or as a branch of ``a if c else b``)."""
@@ -160,14 +182,14 @@ class _Fixer(cst.CSTTransformer):
         rename = self._wanted(original, "rename")
         if rename is not None and rename.to is not None and _dotted(original.func):
             self.count += 1
-            return updated.with_changes(func=cst.parse_expression(rename.to))
+            return updated.with_changes(func=self._code(rename.to))
         to_device = self._wanted(original, "to-device")
         if to_device is not None and to_device.expression is not None:
             func = updated.func
             plain = all(a.keyword is not None and a.keyword.value in _TO_KEYWORDS for a in updated.args)
             if isinstance(func, cst.Attribute) and func.attr.value == "cuda" and plain:
                 self.count += 1
-                device = cst.Arg(cst.parse_expression(to_device.expression))
+                device = cst.Arg(self._code(to_device.expression))
                 args = (
                     [device.with_changes(comma=cst.MaybeSentinel.DEFAULT), *updated.args] if updated.args else [device]
                 )
@@ -185,5 +207,5 @@ class _Fixer(cst.CSTTransformer):
         if not (isinstance(target, cst.Attribute) and target.attr.value == "allow_tf32"):
             return updated
         self.count += 1
-        call = cst.parse_expression(f'torch.set_float32_matmul_precision("{_PRECISION[value.value]}")')
+        call = self._code(f'torch.set_float32_matmul_precision("{_PRECISION[value.value]}")')
         return cst.Expr(call, semicolon=updated.semicolon)
