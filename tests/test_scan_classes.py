@@ -112,6 +112,13 @@ def test_each_class_is_found(real, code, rule):
     assert rule in rules_at(real, code)
 
 
+def test_the_narrowest_catch_all_rule_speaks_alone(real):
+    """torch.cuda.amp.* and torch.cuda.* both match an autocast call (dinov2): the narrower one speaks."""
+    assert found(real, "import torch\nwith torch.cuda.amp.autocast(dtype=d):\n    pass\n") == [
+        (2, "cuda-amp-calls", "must-change")
+    ]
+
+
 def test_a_keyword_rule_speaks_for_its_literal_once(real):
     """accelerator="cuda" and device_types="cuda" are one root cause each, not a device string too."""
     assert found(real, 'import lightning as L\nt = L.Trainer(accelerator="cuda")\n') == [

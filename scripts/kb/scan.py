@@ -519,10 +519,13 @@ def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
         state.options = argparse_options(tree)
     Visitor(state).run(tree)
     findings = state.finish()
-    # A catch-all rule (`torch.cuda.*`) stays quiet where a rule for that very name already spoke.
-    broad = rules.broad
-    specific = {(f.line, f.column) for f in findings if f.rule not in broad}
-    kept = [f for f in findings if f.rule not in broad or (f.line, f.column) not in specific]
+    # A catch-all rule (`torch.cuda.*`) stays quiet where a narrower one (`torch.cuda.amp.*`), or a
+    # rule for that very name, already spoke.
+    broad, narrowest = rules.broad, dict[tuple[int, int], int]()
+    for f in findings:
+        place = (f.line, f.column)
+        narrowest[place] = max(narrowest.get(place, -1), broad.get(f.rule, 1 << 30))
+    kept = [f for f in findings if f.rule not in broad or broad[f.rule] >= narrowest[(f.line, f.column)]]
     if "is_available" in text:
         kept = apply_guards(tree, kept, rules, state.line)
     if "noqa" in text.lower():

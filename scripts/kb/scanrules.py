@@ -132,7 +132,9 @@ class RuleSet:
     imports: list[ScanRule] = field(default_factory=list)
     import_index: dict[str, list[ScanRule]] = field(default_factory=dict)  # module -> its imports rules
     detectors: dict[str, list[ScanRule]] = field(default_factory=dict)
-    broad: frozenset[str] = frozenset()  # ids of catch-all rules (``a.b.*``), quiet where another rule spoke
+    # catch-all rules (``a.b.*``) by id, with the length of their prefix: quiet where a rule with a
+    # longer prefix, or a rule for one name, spoke at the same place
+    broad: dict[str, int] = field(default_factory=dict)
     # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
     # the same chains recur across a repository.
     prefixes: dict[tuple[str | None, str], tuple[bool, tuple[ScanRule, ...]]] = field(
@@ -141,7 +143,7 @@ class RuleSet:
 
     @classmethod
     def of(cls, rules: list[ScanRule]) -> RuleSet:
-        broad = frozenset(r.id for r in rules if r.path is not None and r.path.mode == "prefix")
+        broad = {r.id: len(r.path.text) for r in rules if r.path is not None and r.path.mode == "prefix"}
         out = cls(list(rules), broad=broad)
         for rule in rules:
             if rule.kind == "call":
