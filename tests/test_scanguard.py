@@ -40,6 +40,8 @@ def probe_rule(real: RuleSet, code: str) -> str:
         f"if x and torch.cuda.is_available() and y:\n    cap = {CAPABILITY}\n",
         f'name = "é"; ok = torch.cuda.is_available() and {CAPABILITY}\n',  # columns in characters
         f"def f():\n    return (\n        torch.cuda.is_available()\n        and {CAPABILITY}\n    )\n",
+        f"def f():\n    if not torch.cuda.is_available():\n        return None\n    return {CAPABILITY}\n",
+        f"for d in ds:\n    if not torch.cuda.is_available():\n        continue\n    cap = {CAPABILITY}\n",
     ],
 )
 def test_a_guard_around_cuda_only_code_is_review_and_not_fixed(real, code):
@@ -55,6 +57,7 @@ def test_a_guard_around_cuda_only_code_is_review_and_not_fixed(real, code):
         f"ok = torch.cuda.is_available() or {CAPABILITY}\n",  # likewise
         f"if torch.cuda.is_available():\n    pass\nelse:\n    cap = {CAPABILITY}\n",
         "assert torch.cuda.is_available()\n",
+        f"def f():\n    if not torch.cuda.is_available():\n        log()\n    return {CAPABILITY}\n",  # no exit
         'if torch.cuda.is_available():\n    dev = torch.device(f"cuda:{rank % 8}")\n',  # picks the device
         "if torch.cuda.is_available():\n    model = DDP(model, device_ids=[rank])\n",  # turns DDP on
         f"use_cuda = torch.cuda.is_available()\nif use_cuda:\n    cap = {CAPABILITY}\n",  # not followed

@@ -7,8 +7,9 @@ keeps that code from raising on a TPU host: rewriting the guard would make the p
 guard is reported as ``cuda-only-guard`` (review, no fix) instead.
 
 The code a guard lets run is what runs only when the call returns True: the later operands of an
-``and`` (or of an ``or`` under ``not``) and the branch of an ``if``, ``while`` or conditional
-expression that a true call takes. It is CUDA-only when it calls a ``torch.cuda`` API that a
+``and`` (or of an ``or`` under ``not``), the branch of an ``if``, ``while`` or conditional
+expression that a true call takes, and what follows an ``if`` whose other branch always leaves
+(``if not torch.cuda.is_available(): return``). It is CUDA-only when it calls a ``torch.cuda`` API that a
 must-change rule reports and no fix rewrites (``get_device_capability``, ``manual_seed``,
 ``is_bf16_supported``...). A device or a process group built there (``f"cuda:{rank}"``, DDP's
 ``device_ids``) does not count: such a guard picks what the TPU needs too, so it stays must-change.
@@ -37,13 +38,30 @@ def guarded(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[ast.AST]:
         elif isinstance(parent, ast.BoolOp) and isinstance(parent.op, ast.And) == implies:
             assert isinstance(node, ast.expr)
             out += parent.values[parent.values.index(node) + 1 :]
-        elif isinstance(parent, (ast.If, ast.While, ast.IfExp)) and node is parent.test:
-            taken = parent.body if implies else parent.orelse
-            return out + (list(taken) if isinstance(taken, list) else [taken])
+        elif isinstance(parent, ast.IfExp) and node is parent.test:
+            return [*out, parent.body if implies else parent.orelse]
+        elif isinstance(parent, (ast.If, ast.While)) and node is parent.test:
+            taken, other = (parent.body, parent.orelse) if implies else (parent.orelse, parent.body)
+            if isinstance(parent, ast.If) and other and isinstance(other[-1], _EXITS):  # if not ok: return
+                taken = [*taken, *_after(parent, parents)]
+            return out + taken
         else:
             return out
         node = parent
     return out
+
+
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _after(statement: ast.stmt, parents: dict[ast.AST, ast.AST]) -> list[ast.stmt]:
+    """The statements that follow ``statement`` in its block."""
+    owner = parents.get(statement)
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(owner, name, None)
+        if isinstance(block, list) and statement in block:
+            return block[block.index(statement) + 1 :]
+    return []
 
 
 def _spans(nodes: Iterable[ast.AST]) -> list[Span]:
