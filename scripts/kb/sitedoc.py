@@ -125,8 +125,7 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
     nodes = page.root.css("*")
     attrs = [node.attributes for node in nodes]
     keys = set().union(*attrs)  # every attribute name in the page: a prefilter
-    names = {node.attributes["name"] or "" for node in page.root.css("a[name]")}
-    ids = {a["id"] or "" for a in attrs if "id" in a} | names
+    ids = {a["id"] or "" for a in attrs if "id" in a} | {n.attributes["name"] or "" for n in page.root.css("a[name]")}
     refs: list[Ref] = []
     noops: list[tuple[LexborNode, str]] = []
     wanted = keys & _KIND.keys() | {key for key in keys if key.startswith("on")}
@@ -242,12 +241,13 @@ def _meta(page: Page, node: LexborNode, attrs: dict[str, str], out: list[Finding
 def _text_findings(text: str) -> list[Finding]:
     """Findings read off the text itself: leftovers, ESC, and markup that tools may read two ways."""
     out: list[Finding] = [(m.start(), _ESC, _ESC, "") for m in re.finditer("\x1b", text)] if "\x1b" in text else []
-    out += [(m.start(), _LEFTOVER, _LEFTOVER, "") for m in re.finditer(r"<!--\s*kb:", text)] if "kb:" in text else []
+    comments = "<!--" in text  # one search, as most pages hold no comment: the regexes below need one
+    out += [(m.start(), _LEFTOVER, _LEFTOVER, "") for m in re.finditer(r"<!--\s*kb:", text)] if comments else []
     for m in _END_ATTRS.finditer(text):
         name = m.group().split()[0].rstrip("/")
         msg = f"end tag with attributes '{_short(m.group())}' (expected '{name}>': {_TWO_WAYS})"
         out.append((m.start(), msg, msg, m.group()))
-    for m in _COMMENT.finditer(text):
+    for m in _COMMENT.finditer(text) if comments else ():
         if m[1] is not None and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
             why = "expected comments without markup: browsers may end that element inside the comment"
             msg = f"comment hides the end tag '{hidden.group()}' ({why})"
