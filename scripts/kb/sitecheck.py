@@ -14,9 +14,7 @@ import os
 import posixpath
 import re
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
 from functools import lru_cache
-from multiprocessing import get_context
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -60,11 +58,13 @@ def check_site(
     site = site.resolve()
     files, readable, problems = _walk(site)
     markup, refused = document_types(site, files, MAX_BYTES)  # XML, sniffed and compressed documents
-    problems += refused
-    readable += markup
+    problems, readable = problems + refused, readable + markup
     root = posixpath.join("/", root_path.strip("/"), "")
     job: Job = (site, source_of or {}, dict(redirects or {}), files, root)
     if workers >= 2 and len(readable) >= PARALLEL_FROM and hasattr(os, "fork"):
+        from concurrent.futures import ProcessPoolExecutor  # imported here: 15 ms that a small site does not pay
+        from multiprocessing import get_context
+
         half = readable[: len(readable) // 2]
         with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
             theirs = pool.submit(_read_all, job, half)
