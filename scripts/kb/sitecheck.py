@@ -198,10 +198,10 @@ def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if why := _bad_entry(root, entry):
                 problems.append(Problem(f"site/{rel}", 1, why))
-            elif entry.is_dir():
-                if (real := os.path.realpath(entry.path)) not in seen_dirs:
+            elif entry.is_dir():  # listed by its real path: its parent's and its name, but for a symlink
+                if (real := os.path.realpath(entry.path) if entry.is_symlink() else entry.path) not in seen_dirs:
                     seen_dirs.add(real)
-                    stack.append((rel, entry.path))
+                    stack.append((rel, real))
             else:
                 files.add(rel)
     return files, sorted(rel for rel in files if rel.endswith(_DOCUMENTS)), problems
