@@ -396,3 +396,24 @@ def test_the_source_line_is_named_when_it_can_be_found(tmp_path):
         f"site/index.html:{CONTENT_LINE + 1}: event handler attribute 'onerror' on <img> (expected no inline "
         "script) [from docs/page.md:9]"
     ]
+
+
+def test_folder_symlinks_inside_the_site_are_walked_once_and_loops_end(tmp_path):
+    # Each folder is keyed on its real path (its parent's real path and its name, or realpath() for a
+    # symlink): one reached twice, by a symlink or a loop, is listed under the first name in sorted order.
+    root = build(tmp_path, {"index.html": page('<a href="docs/p.html">p</a> <a href="alias/p.html">a</a>')})
+    (root / "docs" / "deep").mkdir(parents=True)
+    (root / "docs" / "p.html").write_text(page('<a href="loop/index.html">up</a> <a href="deep/q.html">q</a>'))
+    (root / "docs" / "deep" / "q.html").write_text(page('<a href="../../index.html">home</a>'))
+    os.symlink(root / "docs", root / "alias")  # sorts before docs/: the folder is listed as alias/
+    os.symlink(root, root / "docs" / "loop")
+    os.symlink(root / "docs" / "deep", root / "docs" / "deep" / "self")
+    out = [str(p).split(" (expected")[0] for p in sorted(check_site(root))]
+    assert out == [
+        "site/alias/deep/q.html:5: broken link 'assets/main.css'",
+        "site/alias/deep/q.html:19: broken link 'assets/bundle.js'",
+        "site/alias/p.html:5: broken link 'assets/main.css'",
+        "site/alias/p.html:15: broken link 'loop/index.html'",
+        "site/alias/p.html:19: broken link 'assets/bundle.js'",
+        "site/index.html:15: broken link 'docs/p.html'",
+    ]

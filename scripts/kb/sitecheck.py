@@ -14,8 +14,7 @@ import os
 import posixpath
 import re
 from collections.abc import Mapping
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
+from functools import lru_cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -59,11 +58,13 @@ def check_site(
     site = site.resolve()
     files, readable, problems = _walk(site)
     markup, refused = document_types(site, files, MAX_BYTES)  # XML, sniffed and compressed documents
-    problems += refused
-    readable += markup
+    problems, readable = problems + refused, readable + markup
     root = posixpath.join("/", root_path.strip("/"), "")
     job: Job = (site, source_of or {}, dict(redirects or {}), files, root)
     if workers >= 2 and len(readable) >= PARALLEL_FROM and hasattr(os, "fork"):
+        from concurrent.futures import ProcessPoolExecutor  # imported here: 15 ms that a small site does not pay
+        from multiprocessing import get_context
+
         half = readable[: len(readable) // 2]
         with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
             theirs = pool.submit(_read_all, job, half)
@@ -89,8 +90,7 @@ def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
 
 def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[Link]]], list[Problem]]:
     """Read each file, and resolve its links as far as the files alone tell (anchors wait for every id)."""
-    docs: dict[str, tuple[Doc, list[Link]]] = {}
-    problems: list[Problem] = []
+    docs, problems = dict[str, tuple[Doc, list[Link]]](), list[Problem]()
     answers: dict[tuple[str, str, bool], Answer] = {}
     for rel in readable:
         if (text := _read(job[0], rel, problems)) is not None:
@@ -115,18 +115,23 @@ def _doc(job: Job, rel: str, text: str) -> Doc:
 def _links(job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], Answer]) -> list[Link]:
     """The links of ``rel`` that are a problem or name a fragment. A link climbing k folders from the
     page's folder means what the rest of it means from that folder's k-th parent: answered once."""
-    base, links = posixpath.dirname(rel), list[Link]()
-    parts = base.split("/") if base else []
+    base, links, parts = posixpath.dirname(rel), list[Link](), rel.split("/")[:-1]
     ups = ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]  # base, its parent, ... ""
+    top = -1 if rel == "404.html" else len(ups)  # 404.html is served at any depth: its links are its own
     for where, url, loads in doc.refs:
-        up = len(m.group()) // 3 if (m := _CLIMB.match(url)) else 0
-        local = url[:1] in "#?" or rel == "404.html" or up >= len(ups)
-        key = (rel, url, loads) if local else (ups[up], url[3 * up :], loads)
+        up, rest = _climb(url)
+        key = (ups[up], rest, loads) if 0 <= up < top else (rel, url, loads)
         if (link := answers.get(key)) is None or link[0]:  # a problem is asked again: its message names the URL
             link = answers[key] = _link(url, loads, rel, base, job[3], job[4])
         if link[0] or link[2]:
             links.append((where, url, *link))
     return links
+
+
+@lru_cache(maxsize=1 << 16)  # a URL's leading ../ counted once: the theme's links repeat on every page
+def _climb(url: str) -> tuple[int, str]:  # (folders climbed, -1 for a '#' or '?' of the page itself; the rest)
+    up = -1 if url[:1] in "#?" else len(m.group()) // 3 if (m := _CLIMB.match(url)) else 0
+    return up, url[3 * up :] if up > 0 else url
 
 
 def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dict[str, str]) -> list[Problem]:
@@ -180,9 +185,7 @@ def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str
 
 def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
     """Every file under the site (symlinks inside it followed once), those to read, and problems."""
-    files: set[str] = set()
-    problems: list[Problem] = []
-    root = str(site)
+    files, problems, root = set[str](), list[Problem](), str(site)
     seen_dirs, stack = {root}, [("", root)]
     while stack:
         rel_dir, path = stack.pop()
@@ -195,10 +198,10 @@ def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
             if why := _bad_entry(root, entry):
                 problems.append(Problem(f"site/{rel}", 1, why))
-            elif entry.is_dir():
-                if (real := os.path.realpath(entry.path)) not in seen_dirs:
+            elif entry.is_dir():  # listed by its real path: its parent's and its name, but for a symlink
+                if (real := os.path.realpath(entry.path) if entry.is_symlink() else entry.path) not in seen_dirs:
                     seen_dirs.add(real)
-                    stack.append((rel, entry.path))
+                    stack.append((rel, real))
             else:
                 files.add(rel)
     return files, sorted(rel for rel in files if rel.endswith(_DOCUMENTS)), problems

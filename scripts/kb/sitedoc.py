@@ -125,10 +125,8 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
     nodes = page.root.css("*")
     attrs = [node.attributes for node in nodes]
     keys = set().union(*attrs)  # every attribute name in the page: a prefilter
-    names = {node.attributes["name"] or "" for node in page.root.css("a[name]")}
-    ids = {a["id"] or "" for a in attrs if "id" in a} | names
-    refs: list[Ref] = []
-    noops: list[tuple[LexborNode, str]] = []
+    ids = {a["id"] or "" for a in attrs if "id" in a} | {n.attributes["name"] or "" for n in page.root.css("a[name]")}
+    refs, noops = list[Ref](), list[tuple[LexborNode, str]]()
     wanted = keys & _KIND.keys() | {key for key in keys if key.startswith("on")}
     for n in [n for n, a in enumerate(attrs) if not wanted.isdisjoint(a)] if wanted else ():
         node, found = nodes[n], attrs[n]
@@ -163,8 +161,7 @@ def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bo
     loaded = tag not in ("a", "area", "link") or tag == "link" and not (rel and set(rel.split()) <= _NOT_LOADED)
     kind = "load" if kind == "nav" and loaded else kind  # <use href>, <script href> in SVG, <link rel=stylesheet>...
     many = u.srcset(value) if key.endswith("srcset") else value.split() if key in ("ping", "archive") else [value]
-    urls: list[tuple[str, bool]] = []
-    problems: list[Problem] = []
+    urls, problems = list[tuple[str, bool]](), list[Problem]()
     for url in map(u.clean, many):
         if problem := u.url_problem(url, key, shown):
             problems.append((problem, "", url.lower() == u.NOOP))
@@ -242,12 +239,13 @@ def _meta(page: Page, node: LexborNode, attrs: dict[str, str], out: list[Finding
 def _text_findings(text: str) -> list[Finding]:
     """Findings read off the text itself: leftovers, ESC, and markup that tools may read two ways."""
     out: list[Finding] = [(m.start(), _ESC, _ESC, "") for m in re.finditer("\x1b", text)] if "\x1b" in text else []
-    out += [(m.start(), _LEFTOVER, _LEFTOVER, "") for m in re.finditer(r"<!--\s*kb:", text)] if "kb:" in text else []
+    comments = "<!--" in text  # one search, as most pages hold no comment: the regexes below need one
+    out += [(m.start(), _LEFTOVER, _LEFTOVER, "") for m in re.finditer(r"<!--\s*kb:", text)] if comments else []
     for m in _END_ATTRS.finditer(text):
         name = m.group().split()[0].rstrip("/")
         msg = f"end tag with attributes '{_short(m.group())}' (expected '{name}>': {_TWO_WAYS})"
         out.append((m.start(), msg, msg, m.group()))
-    for m in _COMMENT.finditer(text):
+    for m in _COMMENT.finditer(text) if comments else ():
         if m[1] is not None and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
             why = "expected comments without markup: browsers may end that element inside the comment"
             msg = f"comment hides the end tag '{hidden.group()}' ({why})"
@@ -281,8 +279,7 @@ def read_css(text: str, at: int = 0, in_content: bool = False, urls: list[tuple[
     """A stylesheet, or the text of a <style> element that starts at offset ``at`` of its page
     (``urls``: its css_urls, when already found)."""
     starts = [0, *(m.end() for m in re.finditer("\n", text))]
-    refs: list[Ref] = []
-    findings: list[Finding] = []
+    refs, findings = list[Ref](), list[Finding]()
     for line, url in css_urls(text) if urls is None else urls:
         off = at + starts[min(line, len(starts)) - 1]
         if why := u.css_url_problem(url)[0 if in_content else 1]:
