@@ -195,6 +195,21 @@ def test_uses_are_traced_through_argparse_defaults_and_torch_device(real):
     assert related[6] == ((9, 7), (10, 5))  # the device default: torch.device, and torch.load through it
 
 
+def test_uses_are_traced_through_an_attribute_set_in_the_same_function(real):
+    """MAE's init_distributed_mode: args.dist_backend = 'nccl', then init_process_group(backend=args.dist_backend)."""
+    code = textwrap.dedent("""\
+        import torch
+        import torch.distributed as dist
+        def init(args):
+            args.dist_backend = "nccl"
+            dist.init_process_group(backend=args.dist_backend)
+            self.device = "cuda"
+            x.to(self.device)
+        """)
+    related = {f.line: f.related for f in scan_source(code, "t.py", real)}
+    assert related[4] == ((5, 5),) and related[6] == ((7, 5),)
+
+
 def test_a_rank_device_name_is_one_finding_with_its_uses(real):
     code = 'import torch\ndevice = torch.device(f"{kind}:{rank}")\nm.to_empty(device=device)\nx = torch.ones(2, device=device)\n'
     (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"]

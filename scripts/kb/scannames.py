@@ -133,6 +133,8 @@ def _assignments(node: Scoped) -> dict[str, list[ast.expr | None]]:
 def _bind(target: ast.expr, value: ast.expr | None, out: dict[str, list[ast.expr | None]]) -> None:
     if isinstance(target, ast.Name):
         out.setdefault(target.id, []).append(value)
+    elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):  # args.backend = "nccl"
+        out.setdefault(f"{target.value.id}.{target.attr}", []).append(value)
     elif isinstance(target, (ast.Tuple, ast.List)):
         for elt in target.elts:
             _bind(elt.value if isinstance(elt, ast.Starred) else elt, None, out)
@@ -325,6 +327,10 @@ class FileScan:
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             if self.resolve(node.func)[0] == "torch.device":  # torch.device(x) holds what x holds
                 return self.values(node.args[0], scope, depth)
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and depth < MAX_FOLLOW:
+            if found := self.exprs(f"{node.value.id}.{node.attr}", scope):  # set in this function: args.x = ...
+                v = _union([self.values(e, s, depth + 1) for e, s in found])
+                return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Attribute) and node.attr in self.options and isinstance(node.value, ast.Name):
             if depth < MAX_FOLLOW:  # args.device: the option's default
                 v = self.values(self.options[node.attr], scope, depth + 1)
