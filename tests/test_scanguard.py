@@ -42,6 +42,7 @@ def probe_rule(real: RuleSet, code: str) -> str:
         f"def f():\n    return (\n        torch.cuda.is_available()\n        and {CAPABILITY}\n    )\n",
         f"def f():\n    if not torch.cuda.is_available():\n        return None\n    return {CAPABILITY}\n",
         f"for d in ds:\n    if not torch.cuda.is_available():\n        continue\n    cap = {CAPABILITY}\n",
+        f"def f():\n    use_cuda = not cpu and torch.cuda.is_available()\n    if use_cuda:\n        cap = {CAPABILITY}\n",
     ],
 )
 def test_a_guard_around_cuda_only_code_is_review_and_not_fixed(real, code):
@@ -60,7 +61,9 @@ def test_a_guard_around_cuda_only_code_is_review_and_not_fixed(real, code):
         f"def f():\n    if not torch.cuda.is_available():\n        log()\n    return {CAPABILITY}\n",  # no exit
         'if torch.cuda.is_available():\n    dev = torch.device(f"cuda:{rank % 8}")\n',  # picks the device
         "if torch.cuda.is_available():\n    model = DDP(model, device_ids=[rank])\n",  # turns DDP on
-        f"use_cuda = torch.cuda.is_available()\nif use_cuda:\n    cap = {CAPABILITY}\n",  # not followed
+        f"use_cuda = torch.cuda.is_available()\nif use_cuda:\n    cap = {CAPABILITY}\n",  # module level: not followed
+        f"def f():\n    use_cuda = torch.cuda.is_available()\n    if not use_cuda:\n        cap = {CAPABILITY}\n",
+        f"def f():\n    no_cuda = not torch.cuda.is_available()\n    if no_cuda:\n        cap = {CAPABILITY}\n",
     ],
 )
 def test_a_probe_that_picks_or_guards_fixable_code_stays_must_change(real, code):

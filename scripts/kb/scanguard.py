@@ -9,11 +9,13 @@ guard is reported as ``cuda-only-guard`` (review, no fix) instead.
 The code a guard lets run is what runs only when the call returns True: the later operands of an
 ``and`` (or of an ``or`` under ``not``), the branch of an ``if``, ``while`` or conditional
 expression that a true call takes, and what follows an ``if`` whose other branch always leaves
-(``if not torch.cuda.is_available(): return``). It is CUDA-only when it calls a ``torch.cuda`` API that a
-must-change rule reports and no fix rewrites (``get_device_capability``, ``manual_seed``,
-``is_bf16_supported``...). A device or a process group built there (``f"cuda:{rank}"``, DDP's
-``device_ids``) does not count: such a guard picks what the TPU needs too, so it stays must-change.
-A guard read through a variable (``use_cuda = ...``) is not followed."""
+(``if not torch.cuda.is_available(): return``); the same, in one function, for a plain name the
+call's value is stored in (``use_cuda = torch.cuda.is_available()``, then ``if use_cuda:``).
+
+It is CUDA-only when it calls a ``torch.cuda`` API that a must-change rule reports and no fix
+rewrites (``get_device_capability``, ``manual_seed``, ``is_bf16_supported``...). A device or a
+process group built there (``f"cuda:{rank}"``, DDP's ``device_ids``) does not count: such a guard
+picks what the TPU needs too, so it stays must-change."""
 
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ PROBE = "torch.cuda.is_available"
 Span = tuple[int, int, int, int]  # first line, first byte column, last line, end byte column
 
 
-def guarded(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[ast.AST]:
-    """The nodes that run only when ``call`` returns True (empty when none do)."""
+def guarded(call: ast.expr, parents: dict[ast.AST, ast.AST], names: list[str] | None = None) -> list[ast.AST]:
+    """The nodes that run only when ``call`` returns True (empty when none do). When its value is
+    stored in a plain name (``use_cuda = ... and torch.cuda.is_available()``), the name goes in ``names``."""
     node: ast.AST = call
     implies = True  # True: ``node`` true means the call returned True; False: ``node`` false does
     out: list[ast.AST] = []
@@ -46,6 +49,8 @@ def guarded(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[ast.AST]:
                 taken = [*taken, *_after(parent, parents)]
             return out + taken
         else:
+            if isinstance(parent, ast.Assign) and implies and names is not None and parent.value is node:
+                names += [t.id for t in parent.targets if isinstance(t, ast.Name)]
             return out
         node = parent
     return out
@@ -93,7 +98,12 @@ def cuda_only_guards(
             at = (node.lineno, len(line(node.lineno).encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1)
             if at not in probes:
                 continue
-            spans = _spans(guarded(node, parents))
+            names: list[str] = []
+            spans = _spans(guarded(node, parents, names))
+            for use in [
+                n for n in parents if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
+            ]:
+                spans += _spans(guarded(use, parents))  # if use_cuda: ...
             for number, column in blockers:
                 if _inside(spans, number, len(line(number)[: column - 1].encode("utf-8"))):
                     out.add(at)
