@@ -43,6 +43,9 @@ CLASSES = [
     ("from torch.nn.parallel import DistributedDataParallel as DDP\nDDP(m, device_ids=[rank])\n", "rank-device-index"),
     ("import torch\nDDP(m, device_ids=[local_rank], output_device=local_rank)\n", "rank-device-index"),
     ('import torch\ndev = torch.device("cuda", local_rank)\n', "rank-device-index"),
+    ("import torch\nx = torch.zeros(2, device=local_rank)\n", "rank-device-index"),
+    ("import torch\nx.to(rank % torch.cuda.device_count())\n", "rank-device-index"),
+    ("import torch\ndev = torch.device(args.local_rank)\n", "rank-device-index"),
     # device strings where they are assigned, compared, defaulted or tested
     ('device = "cuda"\n', "cuda-device-string"),
     ('parser.add_argument("--device", default="cuda")\n', "cuda-device-string"),
@@ -214,6 +217,26 @@ def test_a_rank_device_name_is_one_finding_with_its_uses(real):
     code = 'import torch\ndevice = torch.device(f"{kind}:{rank}")\nm.to_empty(device=device)\nx = torch.ones(2, device=device)\n'
     (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"]
     assert (f.line, f.related) == (2, ((3, 1), (4, 5)))
+
+
+def test_a_device_index_computed_from_the_rank_is_one_finding_where_it_is_computed(real):
+    code = textwrap.dedent("""\
+        import torch
+        def main(rank):
+            device = rank % torch.cuda.device_count()
+            model.to(device)
+            x = torch.ones(2, device=device)
+            work(device)
+        def work(where):
+            return torch.zeros(1, device=where)
+        """)
+    (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"]
+    assert (f.line, f.column, f.related) == (3, 14, ((4, 5), (5, 9), (8, 12)))
+
+
+def test_a_rank_passed_to_a_parameter_named_for_it_is_reported_where_it_is_used(real):
+    code = "import torch\ndef demo(rank):\n    model.to(rank)\ndef main(rank):\n    demo(rank)\n"
+    assert [(f.line, f.related) for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"] == [(3, ())]
 
 
 def test_torch_load_with_map_location_or_without_cuda_is_fine(real):

@@ -15,7 +15,8 @@ node, and runs the fixed detectors:
 - ``nccl-string``: a "nccl" string literal (a backend argument, an argparse default, a variable);
 - ``rank-device-index``: a device index taken from the rank (``.to(local_rank)``,
   ``torch.device(f"{kind}:{rank}")``, ``device_ids=[rank]``, ``set_device_index(rank)``): each
-  TorchTPU process owns device 0 and any other index raises;
+  TorchTPU process owns device 0 and any other index raises. One computed into a name
+  (``device = rank % torch.cuda.device_count()``) is reported there, its uses related;
 - ``init-without-backend``: ``init_process_group()`` with no backend, in a file that uses CUDA;
 - ``load-without-map-location``: ``torch.load(path)`` with no ``map_location``, in a file that uses
   CUDA: a checkpoint saved from a GPU puts its tensors back on a GPU;
@@ -50,6 +51,7 @@ from .scannames import (
     CUDAGRAPH_MODES,
     POSITIONAL,
     RANK_FORMATTED,
+    RANK_INDEX,
     FileScan,
     Finding,
     Scope,
@@ -57,6 +59,7 @@ from .scannames import (
     argparse_options,
     builds_cuda,
     is_cuda,
+    rank_expr,
     rank_fstring,
     ranky,
 )
@@ -396,7 +399,8 @@ class Visitor:
                 s.moves_to_device = True
         for expr in places:
             self.device_uses(node, expr, s.values(expr, scope))
-            if type(expr) is ast.Name and (function := s.parameter(expr.id, scope)) is not None:
+            # a parameter holds what the calls pass it; one named for the rank is reported where it is used
+            if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))
 
     def device_uses(self, node: ast.Call, expr: ast.expr | None, v: Values) -> None:
@@ -412,7 +416,7 @@ class Visitor:
                 for name in ("cuda-device-string", "cuda-fstring"):
                     for rule in s.rules.detectors.get(name, ()):
                         s.use(origin, node, rule)
-            elif value == RANK_FORMATTED:
+            elif value in (RANK_FORMATTED, RANK_INDEX):
                 for rule in s.rules.detectors.get("rank-device-index", ()):
                     s.use(origin, node, rule)
 
@@ -431,9 +435,9 @@ class Visitor:
         """A device index taken from the rank: each TorchTPU process owns device 0 only."""
         s = self.s
         args = node.args
-        if method and name in ("to", "cuda") and args and ranky(args[0]):
+        if method and name in ("to", "cuda") and args and rank_expr(args[0]):
             s.detect("rank-device-index", node)
-        elif path == "torch.device" and len(args) > 1 and _not_zero(args[1]):
+        elif path == "torch.device" and (len(args) > 1 and _not_zero(args[1]) or len(args) == 1 and rank_expr(args[0])):
             s.detect("rank-device-index", node)
         elif path in _SET_INDEX and args and _not_zero(args[0]):
             s.detect("rank-device-index", node)
@@ -443,7 +447,7 @@ class Visitor:
                     s.detect("rank-device-index", node)
             elif kw.arg == "device_ids" and ranky(kw.value):
                 s.detect("rank-device-index", node)
-            elif kw.arg in _RANK_KEYWORDS and ranky(kw.value):
+            elif kw.arg in _RANK_KEYWORDS and ranky(kw.value) or kw.arg == "device" and rank_expr(kw.value):
                 s.detect("rank-device-index", node)
             elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
                 s.detect("rank-device-index", node)

@@ -26,6 +26,7 @@ _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
 CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{}".format(n)
 RANK_FORMATTED = "?:rank"  # the value of f"{kind}:{rank}"
+RANK_INDEX = "?rank"  # the value of a device index computed from the rank (rank % n)
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 # Positional arguments that count as a keyword for ``keyword`` rules.
 POSITIONAL: dict[str, tuple[str, ...]] = {
@@ -320,6 +321,8 @@ class FileScan:
             return Values(unknown=True)
         if isinstance(node, ast.Constant):
             return Values((node.value,), origins=(node,))
+        if isinstance(node, ast.BinOp) and rank_expr(node):  # device = rank % torch.cuda.device_count()
+            return Values((RANK_INDEX,), origins=(node,))
         if builds_cuda(node):
             return Values((CUDA_FORMATTED,), origins=(node,))
         if isinstance(node, ast.JoinedStr) and rank_fstring(node):
@@ -419,6 +422,13 @@ def rank_fstring(node: ast.JoinedStr) -> bool:
         return False
     first, last = parts[0], parts[2]
     return isinstance(first, ast.FormattedValue) and isinstance(last, ast.FormattedValue) and ranky(last.value)
+
+
+def rank_expr(node: ast.expr) -> bool:
+    """A device index taken from the rank: a rank name, or one modulo the device count (``rank % n``)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        node = node.left
+    return ranky(node)
 
 
 def ranky(node: ast.expr) -> bool:
