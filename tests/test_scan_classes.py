@@ -239,6 +239,27 @@ def test_a_rank_passed_to_a_parameter_named_for_it_is_reported_where_it_is_used(
     assert [(f.line, f.related) for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"] == [(3, ())]
 
 
+def test_a_device_a_function_of_the_file_returns_is_followed_to_its_uses(real):
+    code = textwrap.dedent("""\
+        import torch
+        def pick(want=""):
+            if want == "cpu":
+                return torch.device("cpu")
+            arg = "cuda:0"
+            return torch.device(arg)
+        def run(x):
+            device = pick()
+            return x.to(device)
+        """)
+    (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-string"]
+    assert (f.line, f.related) == (5, ((6, 12), (9, 12)))
+
+
+def test_a_cuda_literal_taken_apart_by_a_string_method_is_no_device(real):
+    code = 'import torch\nname = str(device).replace("cuda:", "")\nparts = spec.split("cuda")\ndevice = "cuda"\n'
+    assert [f.line for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-string"] == [4]
+
+
 def test_torch_load_with_map_location_or_without_cuda_is_fine(real):
     assert "load-without-map-location" not in rules_at(
         real, "import torch\nx.cuda()\ntorch.load(p, map_location='cpu')\n"

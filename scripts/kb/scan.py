@@ -76,6 +76,9 @@ _LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string")
 _LITERAL_WORDS = ("cuda", "nccl")  # a file without these words has no literal to report
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
+# str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
+_TEXT_METHODS = frozenset({"replace", "split", "rsplit", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
+_TEXT_METHODS |= {"find", "rfind", "index", "rindex", "count", "partition", "rpartition"}
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 
 
@@ -326,6 +329,8 @@ class Visitor:
             return
         if self.ranks:
             self.rank_index(node, path, name, method)
+        if method and name in _TEXT_METHODS:
+            s.quiet.update(id(a) for a in node.args if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
             first = node.args[0].value
             if isinstance(first, str) and first.startswith("cuda"):

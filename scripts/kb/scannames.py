@@ -83,6 +83,7 @@ class Scope:
         self.node = node
         self.parent = parent
         self._assigned: dict[str, list[ast.expr | None]] | None = None
+        self._defined: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
         self.params: dict[str, ast.expr | None] = {}
         if not isinstance(node, ast.Module):
             a = node.args
@@ -99,6 +100,35 @@ class Scope:
         if self._assigned is None:
             self._assigned = _assignments(self.node)
         return self._assigned
+
+    def returned(self, name: str) -> list[tuple[ast.expr | None, Scope]]:
+        """What the functions this scope defines as ``name`` may return (a bare return: None), each
+        with the function's own scope; empty when ``name`` is not a function here."""
+        if self._defined is None:
+            self._defined = {}
+            for st in _statements(self.node):
+                if isinstance(st, _FUNCS):
+                    self._defined.setdefault(st.name, []).append(st)
+        out: list[tuple[ast.expr | None, Scope]] = []
+        for fn in self._defined.get(name, ()):
+            inner = Scope(fn, self)
+            out += [(st.value, inner) for st in _statements(fn) if isinstance(st, ast.Return)]
+        return out
+
+
+def _statements(node: Scoped) -> list[ast.stmt]:
+    """The statements of this scope, in nested blocks too, but not inside nested functions or classes."""
+    if isinstance(node, ast.Lambda):
+        return []
+    out, stack = list[ast.stmt](), list(node.body)
+    while stack:
+        st = stack.pop()
+        out.append(st)
+        if not isinstance(st, (*_FUNCS, ast.ClassDef)):
+            for name in _BLOCKS:
+                for child in getattr(st, name, ()):
+                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+    return out
 
 
 def _assignments(node: Scoped) -> dict[str, list[ast.expr | None]]:
@@ -330,6 +360,11 @@ class FileScan:
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             if self.resolve(node.func)[0] == "torch.device":  # torch.device(x) holds what x holds
                 return self.values(node.args[0], scope, depth)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and depth < MAX_FOLLOW:
+            bound = _binding(node.func.id, scope)  # device = pick_device(): what this file's function returns
+            if bound and not bound[1] and (returns := bound[0].returned(node.func.id)):
+                v = _union([self.values(e, s, depth + 1) for e, s in returns])
+                return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and depth < MAX_FOLLOW:
             if found := self.exprs(f"{node.value.id}.{node.attr}", scope):  # set in this function: args.x = ...
                 v = _union([self.values(e, s, depth + 1) for e, s in found])
