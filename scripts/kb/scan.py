@@ -329,8 +329,8 @@ class Visitor:
             return
         if self.ranks:
             self.rank_index(node, path, name, method)
-        if method and name in _TEXT_METHODS:
-            s.quiet.update(id(a) for a in node.args if type(a) is ast.Constant)
+        if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
+            s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
             first = node.args[0].value
             if isinstance(first, str) and first.startswith("cuda"):
