@@ -255,6 +255,21 @@ def test_a_device_a_function_of_the_file_returns_is_followed_to_its_uses(real):
     assert (f.line, f.related) == (5, ((6, 12), (9, 12)))
 
 
+def test_a_device_set_on_self_in_one_method_is_followed_to_the_others(real):
+    code = textwrap.dedent("""\
+        import torch
+        class Trainer:
+            def __init__(self, config):
+                self.device = "cuda" if torch.cuda.is_available() else "cpu"
+            def run(self, batch):
+                return [t.to(self.device) for t in batch]
+        def other(obj, t):
+            return t.to(obj.device)
+        """)
+    (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-string"]
+    assert (f.line, f.related) == (4, ((6, 17),))  # obj.device in a plain function is no method's self
+
+
 def test_a_cuda_literal_taken_apart_by_a_string_method_is_no_device(real):
     code = 'import torch\nname = str(device).replace("cuda:", "")\nparts = spec.split("cuda")\ndevice = "cuda"\n'
     code += 'kind = props.type.replace("hip", "cuda")\n'  # what replace() puts in may become a device

@@ -195,6 +195,7 @@ class FileScan:
     pending_params: list[tuple[ast.Call, str, Scope]] = field(default_factory=list)
     calls: dict[str, list[tuple[ast.Call, Scope]]] = field(default_factory=dict)
     _lines: list[str] | None = None
+    _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
 
     # -- findings -------------------------------------------------------------------------------
 
@@ -366,7 +367,8 @@ class FileScan:
                 v = _union([self.values(e, s, depth + 1) for e, s in returns])
                 return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and depth < MAX_FOLLOW:
-            if found := self.exprs(f"{node.value.id}.{node.attr}", scope):  # set in this function: args.x = ...
+            # set in this function (args.x = ...), or for self.x in a method, in any method of its class
+            if found := self.exprs(f"{node.value.id}.{node.attr}", scope) or self.members(node, scope):
                 v = _union([self.values(e, s, depth + 1) for e, s in found])
                 return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Attribute) and node.attr in self.options and isinstance(node.value, ast.Name):
@@ -387,6 +389,25 @@ class FileScan:
             v = _union([self.values(e, s, depth + 1) for e, s in found])
             return Values(v.known, v.unknown, True, v.origins)
         return Values(unknown=True)
+
+    def members(self, node: ast.Attribute, scope: Scope) -> list[tuple[ast.expr | None, Scope]]:
+        """What ``self.attr`` is set to in the methods of the class whose method reads it (``self``
+        being that method's first parameter): ``self.device = ...`` in ``__init__``, read in ``run``."""
+        method: Scope | None = scope
+        while method is not None and not isinstance(method.node, _FUNCS):
+            method = method.parent
+        if method is None or not isinstance(node.value, ast.Name) or _first(method.node) != node.value.id:
+            return []
+        if self._methods is None:
+            root = method
+            while root.parent is not None:
+                root = root.parent
+            self._methods = {id(fn): fns for fns in _class_methods(root.node) for fn in fns}
+        out: list[tuple[ast.expr | None, Scope]] = []
+        for fn in self._methods.get(id(method.node), ()):
+            inner = Scope(fn, method.parent)
+            out += [(e, inner) for e in inner.assigned.get(f"{_first(fn)}.{node.attr}", ())]
+        return out
 
     def entries(self, table: ast.expr, scope: Scope, depth: int) -> list[Values]:
         """What a mapping's values may hold: a dict literal's, or those of the dict literals a name is bound to."""
@@ -417,6 +438,22 @@ class FileScan:
                 if e is not None and self.is_mask(e, s, depth + 1)[0]:
                     return True, True
         return False, False
+
+
+def _first(fn: Scoped) -> str | None:
+    """A function's first positional parameter (``self`` in a method), or None."""
+    plain = fn.args.posonlyargs + fn.args.args if not isinstance(fn, ast.Module) else []
+    return plain[0].arg if plain else None
+
+
+def _class_methods(module: Scoped) -> list[list[ast.FunctionDef | ast.AsyncFunctionDef]]:
+    """The methods of each class of the module (nested classes too; not classes inside functions)."""
+    out, stack = [], [st for st in _statements(module) if isinstance(st, ast.ClassDef)]
+    while stack:
+        cls = stack.pop()
+        out.append([st for st in cls.body if isinstance(st, _FUNCS)])
+        stack += [st for st in cls.body if isinstance(st, ast.ClassDef)]
+    return out
 
 
 def _binding(name: str, scope: Scope | None) -> tuple[Scope, bool] | None:
