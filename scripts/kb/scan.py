@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import Problem
+from .scanflow import DEVICE_RULES, Export, Flows, Passed, relative
 from .scanguard import apply_guards
 from .scannames import (
     AUTOCAST,
@@ -125,6 +126,8 @@ class Visitor:
         self.ranks = "rank-device-index" in self.det
         # A string literal is a leaf: looked at in place (no dispatch), and only in a file that has the words.
         self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
+        # what calls pass to another module's functions is followed only where a device value can be written
+        self.flows = self.devices and ("cuda" in state.text or "rank" in state.text)
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -188,6 +191,11 @@ class Visitor:
         if type(func) is ast.Name and self.devices:
             self.s.calls.setdefault(func.id, []).append((node, scope))
         path, chain = self.s.resolve(func)
+        if self.flows and (node.args or node.keywords):
+            if path is not None and not path.startswith("torch"):
+                self.s.outgoing.append((node, scope, path))
+            elif type(func) is ast.Name and func.id in self.s.relative:
+                self.s.outgoing.append((node, scope, ""))
         self.call(node, path, chain, scope, loop)
         if isinstance(func, ast.Attribute):  # the callee, resolved once
             self.attribute(func, path, chain)
@@ -466,6 +474,39 @@ class Visitor:
                 self.s.pending_loader.append((node, v.followed))
 
 
+def file_flows(s: FileScan) -> Flows:
+    """What this file exports and passes of device values across modules (kb.scanflow)."""
+    exports = []
+    for use, name, where_read in s.pending_params:
+        fn = where_read.node
+        if (
+            isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and where_read.parent
+            and not where_read.parent.parent
+        ):
+            plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+            exports.append(Export(fn.name, name, plain.index(name) if name in plain else -1, *s.position(use)[:2]))
+    passed: list[Passed] = []
+    written = any(rule in DEVICE_RULES for _, _, rule in s.findings)  # a device value is written here
+    for call, scope, path in s.outgoing if written else ():
+        if path:
+            module, _, function = path.rpartition(".")
+            where, exact = tuple(module.split(".")), False
+        else:
+            level, module_name, function = s.relative[call.func.id]  # type: ignore[attr-defined]  # a Name
+            where, exact = relative(s.shown, level, module_name), True
+        given: list[tuple[int, str | None, ast.expr]] = [(i, None, a) for i, a in enumerate(call.args)]
+        if any(isinstance(a, ast.Starred) for a in call.args):  # *args: where the rest land is unknown
+            given = given[: next(i for i, a in enumerate(call.args) if isinstance(a, ast.Starred))]
+        given += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+        for position, keyword, expr in given:
+            v = s.values(expr, scope)
+            for value, origin in zip(v.known, v.origins, strict=True):
+                if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
+                    passed.append(Passed(where, exact, function, position, keyword, s.position(origin)[:2]))
+    return Flows(s.shown, tuple(exports), tuple(passed))
+
+
 def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, tuple[ScanRule, ...]]:
     """Whether an attribute chain touches CUDA, and the attribute rules its prefixes match."""
     cuda = bool((path and path.startswith(_CUDA_PATHS)) or chain.endswith(".cuda"))
@@ -522,6 +563,11 @@ def silenced(line: str, code: str) -> bool:
 
 def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
     """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read."""
+    return scan_flows(text, shown, rules)[0]
+
+
+def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
+    """scan_source, and what the file passes to or reads from other modules as a device."""
     tree = ast.parse(text, shown)
     state = FileScan(shown, text, rules)
     if "add_argument" in text:
@@ -539,7 +585,7 @@ def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
         kept = apply_guards(tree, kept, rules, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
-    return kept
+    return kept, file_flows(state)
 
 
 def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem]]:
@@ -568,12 +614,19 @@ def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem
 
 def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:
     """Scan one file; a file that can't be read, isn't UTF-8 or doesn't parse is a problem."""
+    findings, problems, _ = scan_file_flows(path, shown, rules)
+    return findings, problems
+
+
+def scan_file_flows(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem], Flows]:
+    """scan_file, and the file's flows across modules (none when it was skipped)."""
     _, text, problems = read_source(path, shown)
     if text is None:
-        return [], problems
+        return [], problems, Flows(shown)
     try:
-        return scan_source(text, shown, rules), []
+        findings, flows = scan_flows(text, shown, rules)
+        return findings, [], flows
     except SyntaxError as exc:
-        return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")]
+        return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")], Flows(shown)
     except (RecursionError, MemoryError):
-        return [], [Problem(shown, 1, "is nested too deeply to scan; skipped")]
+        return [], [Problem(shown, 1, "is nested too deeply to scan; skipped")], Flows(shown)

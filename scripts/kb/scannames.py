@@ -56,6 +56,7 @@ class Finding(NamedTuple):
     link: str
     how: str  # direct | followed
     related: tuple[tuple[int, int], ...] = ()  # (line, column) of each use of this root cause
+    elsewhere: tuple[tuple[str, int, int], ...] = ()  # (path, line, column) of each use in another file
 
 
 @dataclass(frozen=True)
@@ -194,8 +195,13 @@ class FileScan:
     # plain name (with the scope each is in): a parameter holds what this file's calls pass it
     pending_params: list[tuple[ast.Call, str, Scope]] = field(default_factory=list)
     calls: dict[str, list[tuple[ast.Call, Scope]]] = field(default_factory=dict)
+    # calls of a function another module defines (its dotted path), and names bound by relative imports
+    # (name -> level, module, imported name): what they pass may be used as a device there (kb.scanflow)
+    outgoing: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
+    relative: dict[str, tuple[int, str | None, str]] = field(default_factory=dict)
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
+    _scopes: dict[int, Scope] = field(default_factory=dict)  # id(method) -> its scope, read by members()
 
     # -- findings -------------------------------------------------------------------------------
 
@@ -297,6 +303,8 @@ class FileScan:
                 else:
                     first = a.name.split(".")[0]
                     self.aliases[first] = first
+        elif node.level > 0:
+            self.relative.update({a.asname or a.name: (node.level, node.module, a.name) for a in node.names})
         elif node.level == 0 and node.module:
             modules.append(node.module)
             for a in node.names:
@@ -405,7 +413,7 @@ class FileScan:
             self._methods = {id(fn): fns for fns in _class_methods(root.node) for fn in fns}
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in self._methods.get(id(method.node), ()):
-            inner = Scope(fn, method.parent)
+            inner = self._scopes.get(id(fn)) or self._scopes.setdefault(id(fn), Scope(fn, method.parent))
             out += [(e, inner) for e in inner.assigned.get(f"{_first(fn)}.{node.attr}", ())]
         return out
 

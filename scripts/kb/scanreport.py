@@ -80,9 +80,10 @@ def text_report(
             current = f.path
         fix = "  [fixable]" if f.rule in fixable else ""
         lines.append(f"  {f.line}:{f.column}  {f.code}  {f.severity}  {f.rule}  {safe(f.snippet)}{fix}")
-        if f.related:
-            places = ", ".join(f"{line}:{col}" for line, col in f.related[:8]) + (", ..." if len(f.related) > 8 else "")
-            lines.append(f"      used at {len(f.related)} place(s): {places}")
+        if f.related or f.elsewhere:
+            uses = [f"{line}:{col}" for line, col in f.related] + [f"{safe(p)}:{ln}:{c}" for p, ln, c in f.elsewhere]
+            places = ", ".join(uses[:8]) + (", ..." if len(uses) > 8 else "")
+            lines.append(f"      used at {len(uses)} place(s): {places}")
         lines.append(f"      {f.message} Fix: {f.suggestion} See: {f.link}")
     if findings:
         lines.append("")
@@ -128,7 +129,8 @@ def json_report(
                 f'"message": {encode(f.message)}, "suggestion": {encode(f.suggestion)}, "link": {encode(f.link)}, '
                 f'"fixable": {"true" if f.rule in fixable else "false"}',
             )
-        related = ", ".join(f'{{"path": {path}, "line": {line}, "column": {col}}}' for line, col in f.related)
+        places = [(path, line, col) for line, col in f.related] + [(encode(p), ln, c) for p, ln, c in f.elsewhere]
+        related = ", ".join(f'{{"path": {p}, "line": {line}, "column": {col}}}' for p, line, col in places)
         rows.append(
             f'{{"path": {path}, "line": {f.line}, "column": {f.column}, {rule[0]}"match": "{f.how}", '
             f'"snippet": {encode(f.snippet)}, {rule[1]}, "related": [{related}]}}'
@@ -181,11 +183,11 @@ def sarif_report(findings: list[Finding], problems: list[Problem], rules: list[S
         | (
             {
                 "relatedLocations": [
-                    {"id": i, **_location(f.path, line, col, None), "message": {"text": "used here"}}
-                    for i, (line, col) in enumerate(f.related)
+                    {"id": i, **_location(path, line, col, None), "message": {"text": "used here"}}
+                    for i, (path, line, col) in enumerate([(f.path, *r) for r in f.related] + list(f.elsewhere))
                 ]
             }
-            if f.related
+            if f.related or f.elsewhere
             else {}
         )
         for f in findings

@@ -21,8 +21,9 @@ from multiprocessing import get_context
 from pathlib import Path
 
 from .errors import KBError, Problem, format_problems
-from .scan import read_source, scan_file, scan_source
+from .scan import read_source, scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
+from .scanflow import Flows, join
 from .scannames import Finding
 from .scanreport import concise_report, json_report, safe, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
@@ -245,16 +246,19 @@ def _write(path: Path, raw: bytes, text: str) -> None:
 
 
 def scan_all(files: list[tuple[str, str]], rules: RuleSet, jobs: int) -> tuple[list[Finding], list[Problem]]:
-    """Scan every file, in worker processes over chunks when there are many; sorted findings."""
+    """Scan every file, in worker processes over chunks when there are many; sorted findings, each
+    device value's finding with the uses other scanned files make of it (kb.scanflow)."""
     findings: list[Finding] = []
     problems: list[Problem] = []
+    flows: list[Flows] = []
     _fewer_collections()
     progress = sys.stderr.isatty() and len(files) >= PROGRESS_FROM
     if jobs <= 1 or len(files) < PARALLEL_FROM:
         for i, (path, shown) in enumerate(files):
-            f, p = scan_file(Path(path), shown, rules)
+            f, p, fl = scan_file_flows(Path(path), shown, rules)
             findings += f
             problems += p
+            flows.append(fl)
             if progress and i % 100 == 0:
                 _progress(i, len(files))
     else:
@@ -262,15 +266,16 @@ def scan_all(files: list[tuple[str, str]], rules: RuleSet, jobs: int) -> tuple[l
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         done = 0
         with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init, initargs=(rules,)) as pool:
-            for f, p in pool.map(_scan_chunk, chunks):
+            for f, p, chunk_flows in pool.map(_scan_chunk, chunks):
                 findings += f
                 problems += p
+                flows += chunk_flows
                 done += size
                 if progress:
                     _progress(min(done, len(files)), len(files))
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
-    return sorted(findings), problems  # already in order (files sorted, each file's findings sorted): O(n)
+    return join(sorted(findings), flows), problems  # sorted: already in order (files sorted, each file's too)
 
 
 def _progress(done: int, total: int) -> None:
@@ -292,19 +297,21 @@ def _init(rules: RuleSet) -> None:
     _fewer_collections()
 
 
-def _scan_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Finding], list[Problem]]:
+def _scan_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Finding], list[Problem], list[Flows]]:
     """One worker's files. The cyclic collector is off while they are read (a parsed tree holds no
     cycle: reference counting frees it), then runs once over what they allocated."""
     assert _RULES is not None, "the worker was started without rules"
     findings: list[Finding] = []
     problems: list[Problem] = []
+    flows: list[Flows] = []
     gc.disable()
     try:
         for path, shown in chunk:
-            f, p = scan_file(Path(path), shown, _RULES)
+            f, p, fl = scan_file_flows(Path(path), shown, _RULES)
             findings += f
             problems += p
+            flows.append(fl)
     finally:
         gc.enable()
         gc.collect(0)  # what the chunk allocated and left alive is all in the youngest generation
-    return findings, problems
+    return findings, problems, flows

@@ -1,0 +1,105 @@
+"""kb.scanflow: a device value written in one scanned file and used in another (mirrors scripts/kb/scanflow.py)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kb.scanflow import Export, Flows, Passed, join, module_of, relative
+from kb.scannames import Finding
+from kb.scanreport import json_report, sarif_report, text_report
+from kb.scanrules import RuleSet, load_rules
+from kb.scanrun import scan_all
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+
+
+def finding(path: str, line: int, column: int, rule: str = "cuda-device-string") -> Finding:
+    return Finding(path, line, column, rule, "TPU102", "must-change", "'cuda'", "m", "s", "l", "direct")
+
+
+def test_a_file_is_imported_by_its_path_and_a_relative_import_from_its_folder():
+    assert module_of("repo/util/misc.py") == ("repo", "util", "misc")
+    assert module_of("repo/pkg/__init__.py") == ("repo", "pkg")
+    assert relative("repo/pkg/main.py", 1, "engine") == ("repo", "pkg", "engine")
+    assert relative("repo/pkg/main.py", 2, "util.misc") == ("repo", "util", "misc")
+    assert relative("main.py", 1, None) == ()
+
+
+def test_a_value_passed_by_position_or_keyword_gains_the_uses_in_the_other_file():
+    flows = [
+        Flows("r/main.py", passed=(Passed(("engine",), False, "train", 1, None, (3, 10)),)),
+        Flows("r/eval.py", passed=(Passed(("r", "engine"), False, "train", -1, "device", (7, 2)),)),
+        Flows("r/engine.py", exports=(Export("train", "device", 1, 12, 5), Export("train", "model", 0, 11, 5))),
+    ]
+    out = join([finding("r/eval.py", 7, 2), finding("r/main.py", 3, 10)], flows)
+    assert [(f.path, f.elsewhere, f.how) for f in out] == [
+        ("r/eval.py", (("r/engine.py", 12, 5),), "followed"),
+        ("r/main.py", (("r/engine.py", 12, 5),), "followed"),
+    ]
+
+
+def test_a_module_two_files_could_be_or_none_is_left_alone():
+    ours = finding("a/main.py", 3, 10)
+    exports = (Export("train", "device", 0, 5, 1),)
+    flows = [
+        Flows("a/main.py", passed=(Passed(("engine",), False, "train", 0, None, (3, 10)),)),
+        Flows("a/engine.py", exports=exports),
+        Flows("b/engine.py", exports=exports),
+    ]
+    assert join([ours], flows) == [ours]  # two files end in engine.py
+    missing = [Flows("a/main.py", passed=(Passed(("nowhere",), False, "train", 0, None, (3, 10)),))]
+    assert join([ours], missing) == [ours]
+    exact = [flows[0]._replace(passed=(Passed(("engine",), True, "train", 0, None, (3, 10)),)), flows[1]]
+    assert join([ours], exact) == [ours]  # a relative import names its file exactly: 'engine' is not 'a/engine'
+
+
+def test_only_a_device_value_finding_gains_uses_and_a_wrong_position_matches_nothing():
+    flows = [
+        Flows("m.py", passed=(Passed(("e",), False, "f", 2, None, (1, 1)),)),
+        Flows("e.py", exports=(Export("f", "device", 1, 9, 9), Export("f", "x", -1, 8, 8))),
+    ]
+    other = finding("m.py", 1, 1, rule="nccl-backend")
+    assert join([finding("m.py", 1, 1), other], flows) == [finding("m.py", 1, 1), other]
+
+
+def test_scan_all_follows_a_device_into_the_module_that_uses_it(tmp_path: Path, real: RuleSet):
+    (tmp_path / "pkg").mkdir()
+    main = textwrap.dedent("""\
+        import torch
+        from engine import train_one_epoch
+        from .helpers import put
+        device = torch.device("cuda")
+        train_one_epoch(model, loader, device=device)
+        put(batch, device)
+        """)
+    engine = "def train_one_epoch(model, loader, device):\n    for x in loader:\n        x = x.to(device)\n"
+    helpers = "def put(batch, where):\n    return batch.to(where)\n"
+    files = {"pkg/main.py": main, "pkg/engine.py": engine, "pkg/helpers.py": helpers}
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    walk = [(str(tmp_path / name), name) for name in sorted(files)]
+    findings, problems = scan_all(walk, real, jobs=1)
+    (f,) = [f for f in findings if f.rule == "cuda-device-string"]
+    assert problems == [] and (f.path, f.line) == ("pkg/main.py", 4)
+    assert f.related == ((5, 1),) and f.elsewhere == (("pkg/engine.py", 3, 13), ("pkg/helpers.py", 2, 12))
+    text = text_report([f], [], 3)
+    assert "used at 3 place(s): 5:1, pkg/engine.py:3:13, pkg/helpers.py:2:12" in text
+    related = json.loads(json_report([f], [], 3))["findings"][0]["related"]
+    assert related[1:] == [
+        {"path": "pkg/engine.py", "line": 3, "column": 13},
+        {"path": "pkg/helpers.py", "line": 2, "column": 12},
+    ]
+    sarif = json.loads(sarif_report([f], [], real.rules))["runs"][0]["results"][0]["relatedLocations"]
+    assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in sarif] == [
+        "pkg/main.py",
+        "pkg/engine.py",
+        "pkg/helpers.py",
+    ]
