@@ -103,3 +103,18 @@ def test_scan_all_follows_a_device_into_the_module_that_uses_it(tmp_path: Path, 
         "pkg/engine.py",
         "pkg/helpers.py",
     ]
+
+
+def test_a_call_through_an_imported_module_is_followed_too(tmp_path: Path, real: RuleSet):
+    (tmp_path / "pkg").mkdir()
+    files = {
+        "main.py": 'import torch\nimport engine\nfrom pkg import helpers\ndevice = torch.device("cuda")\n'
+        "engine.train(model, device)\nhelpers.put(x, device)\n",
+        "engine.py": "def train(model, device):\n    model.to(device)\n",
+        "pkg/helpers.py": "def put(x, where):\n    return x.to(where)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    findings, _ = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    (f,) = [f for f in findings if f.rule == "cuda-device-string"]
+    assert f.elsewhere == (("engine.py", 2, 5), ("pkg/helpers.py", 2, 12))
