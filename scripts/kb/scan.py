@@ -563,11 +563,16 @@ def silenced(line: str, code: str) -> bool:
 
 def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
     """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read."""
-    return scan_flows(text, shown, rules)[0]
+    return _scan(text, shown, rules)[0]
 
 
 def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
     """scan_source, and what the file passes to or reads from other modules as a device."""
+    kept, state = _scan(text, shown, rules)
+    return kept, file_flows(state)
+
+
+def _scan(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], FileScan]:
     tree = ast.parse(text, shown)
     state = FileScan(shown, text, rules)
     if "add_argument" in text:
@@ -585,7 +590,7 @@ def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Fl
         kept = apply_guards(tree, kept, rules, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
-    return kept, file_flows(state)
+    return kept, state
 
 
 def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem]]:

@@ -102,19 +102,14 @@ class Scope:
             self._assigned = _assignments(self.node)
         return self._assigned
 
-    def returned(self, name: str) -> list[tuple[ast.expr | None, Scope]]:
-        """What the functions this scope defines as ``name`` may return (a bare return: None), each
-        with the function's own scope; empty when ``name`` is not a function here."""
+    def defined(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The functions this scope defines as ``name`` (empty when it is no function here)."""
         if self._defined is None:
             self._defined = {}
             for st in _statements(self.node):
                 if isinstance(st, _FUNCS):
                     self._defined.setdefault(st.name, []).append(st)
-        out: list[tuple[ast.expr | None, Scope]] = []
-        for fn in self._defined.get(name, ()):
-            inner = Scope(fn, self)
-            out += [(st.value, inner) for st in _statements(fn) if isinstance(st, ast.Return)]
-        return out
+        return self._defined.get(name, [])
 
 
 def _statements(node: Scoped) -> list[ast.stmt]:
@@ -135,11 +130,7 @@ def _statements(node: Scoped) -> list[ast.stmt]:
 def _assignments(node: Scoped) -> dict[str, list[ast.expr | None]]:
     """Names bound by statements in this scope (not nested ones): their values, None when unknowable."""
     out: dict[str, list[ast.expr | None]] = {}
-    if isinstance(node, ast.Lambda):
-        return out
-    stack: list[ast.stmt] = list(node.body)
-    while stack:
-        st = stack.pop()
+    for st in _statements(node):
         if isinstance(st, ast.Assign):
             for target in st.targets:
                 _bind(target, st.value, out)
@@ -153,12 +144,8 @@ def _assignments(node: Scoped) -> dict[str, list[ast.expr | None]]:
             for item in st.items:
                 if item.optional_vars is not None:
                     _bind(item.optional_vars, None, out)
-        if isinstance(st, (*_FUNCS, ast.ClassDef)):
+        elif isinstance(st, (*_FUNCS, ast.ClassDef)):
             out.setdefault(st.name, []).append(None)
-            continue
-        for name in _BLOCKS:
-            for child in getattr(st, name, ()):
-                stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
     return out
 
 
@@ -201,7 +188,7 @@ class FileScan:
     relative: dict[str, tuple[int, str | None, str]] = field(default_factory=dict)
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
-    _scopes: dict[int, Scope] = field(default_factory=dict)  # id(method) -> its scope, read by members()
+    _scopes: dict[int, Scope] = field(default_factory=dict)  # id(function) -> its scope (_scope)
 
     # -- findings -------------------------------------------------------------------------------
 
@@ -371,7 +358,7 @@ class FileScan:
                 return self.values(node.args[0], scope, depth)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and depth < MAX_FOLLOW:
             bound = _binding(node.func.id, scope)  # device = pick_device(): what this file's function returns
-            if bound and not bound[1] and (returns := bound[0].returned(node.func.id)):
+            if bound and not bound[1] and (returns := self.returned(node.func.id, bound[0])):
                 v = _union([self.values(e, s, depth + 1) for e, s in returns])
                 return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and depth < MAX_FOLLOW:
@@ -413,9 +400,22 @@ class FileScan:
             self._methods = {id(fn): fns for fns in _class_methods(root.node) for fn in fns}
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in self._methods.get(id(method.node), ()):
-            inner = self._scopes.get(id(fn)) or self._scopes.setdefault(id(fn), Scope(fn, method.parent))
+            inner = self._scope(fn, method.parent)
             out += [(e, inner) for e in inner.assigned.get(f"{_first(fn)}.{node.attr}", ())]
         return out
+
+    def returned(self, name: str, where: Scope) -> list[tuple[ast.expr | None, Scope]]:
+        """What the functions ``where`` defines as ``name`` may return (a bare return: None), each
+        with the function's own scope."""
+        out: list[tuple[ast.expr | None, Scope]] = []
+        for fn in where.defined(name):
+            inner = self._scope(fn, where)
+            out += [(st.value, inner) for st in _statements(fn) if isinstance(st, ast.Return)]
+        return out
+
+    def _scope(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope | None) -> Scope:
+        """One scope per function reached by members() or returned(), its assignments read once."""
+        return self._scopes.get(id(fn)) or self._scopes.setdefault(id(fn), Scope(fn, parent))
 
     def entries(self, table: ast.expr, scope: Scope, depth: int) -> list[Values]:
         """What a mapping's values may hold: a dict literal's, or those of the dict literals a name is bound to."""
