@@ -60,8 +60,28 @@ def fixed(real: RuleSet, code: str) -> str:
             "import torch\nn = torch.accelerator.device_count()  # how many\n",
         ),
         (
-            "from torch.cuda import max_memory_allocated as peak\nx = peak()\n",
-            "from torch.cuda import max_memory_allocated as peak\nimport torch\n\nx = torch.accelerator.max_memory_allocated()\n",
+            "from torch.cuda import current_device as here\nx = here()\n",
+            "from torch.cuda import current_device as here\nimport torch\n\nx = torch.accelerator.current_device_index()\n",
+        ),
+        (  # a guard rename inside the test that a device is there (renamed in the same pass)
+            "import torch\nif torch.cuda.is_available():\n    print(torch.cuda.max_memory_allocated())\n",
+            "import torch\nif torch.accelerator.is_available():\n    print(torch.accelerator.max_memory_allocated())\n",
+        ),
+        (
+            "import torch\nm = torch.cuda.memory_stats() if rank == 0 and torch.accelerator.is_available() else {}\n",
+            "import torch\nm = torch.accelerator.memory_stats() if rank == 0 and torch.accelerator.is_available() else {}\n",
+        ),
+        (  # after an early exit when there is none; through a name the probe is stored in
+            "import torch\ndef f():\n    if not torch.accelerator.is_available():\n        return 0\n    return torch.cuda.memory_reserved()\n",
+            "import torch\ndef f():\n    if not torch.accelerator.is_available():\n        return 0\n    return torch.accelerator.memory_reserved()\n",
+        ),
+        (
+            "import torch\ndef f():\n    on = torch.accelerator.is_available()\n    if on:\n        torch.cuda.empty_cache()\n",
+            "import torch\ndef f():\n    on = torch.accelerator.is_available()\n    if on:\n        torch.accelerator.empty_cache()\n",
+        ),
+        (
+            "import torch\nif torch.accelerator.is_available():\n    for _ in range(2):\n        torch.cuda.empty_cache()\n",
+            "import torch\nif torch.accelerator.is_available():\n    for _ in range(2):\n        torch.accelerator.empty_cache()\n",
         ),
         ("import torch\ndevice = 'cuda'\n", f"import torch\ndevice = {ACC}\n"),
         ("import torch\nx = t.to('cuda')\n", f"import torch\nx = t.to({ACC})\n"),
@@ -108,6 +128,12 @@ def test_each_fix_kind(real, before, after):
         "import torch\ntorch.cuda.set_device(local_rank)\n",  # no mechanical fix declared
         "import torch\nx = 'cu' 'da'\n",  # a literal in pieces
         "import torch\nmatch device:\n    case 'cuda':\n        pass\n",  # a pattern
+        # a guard rename (torch.accelerator's memory calls raise on a CPU, torch.cuda's return 0) with no guard:
+        "import torch\nprint(torch.cuda.memory_allocated())\n",
+        "import torch\nif not torch.accelerator.is_available():\n    torch.cuda.empty_cache()\n",
+        "import torch\nif torch.accelerator.is_available():\n    pass\nelse:\n    torch.cuda.empty_cache()\n",
+        "import torch\nif torch.accelerator.is_available() or force:\n    torch.cuda.empty_cache()\n",
+        "import torch\nm = {} if torch.accelerator.is_available() else torch.cuda.memory_stats()\n",
     ],
 )
 def test_what_the_fixer_does_not_fully_understand_is_left_alone(real, code):
@@ -152,6 +178,55 @@ def test_every_fix_names_only_what_torch_2_13_has(real):
         obj: object = torch
         for part in name.split(".")[1:]:
             obj = getattr(obj, part)  # AttributeError names the missing part
+
+
+def _outcome(name: str) -> tuple[str, object]:
+    import torch
+
+    obj: object = torch
+    for part in name.split(".")[1:]:
+        obj = getattr(obj, part)
+    try:
+        return "returns", obj()  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001  # what it raises is the outcome
+        return "raises", type(exc).__name__
+
+
+def test_a_rename_does_on_a_cpu_what_the_call_did_or_is_made_only_under_a_guard(real):
+    """Run on this CPU build, each renamed call and its replacement do the same (both raise, or
+    both return the same value), or the fix is a guard one: made only under an is_available() test."""
+    renames = [r for r in real.rules if r.fix is not None and r.fix.kind == "rename"]
+    assert len(renames) >= 10
+    differ = {r.id: _outcome(r.pattern)[0] != _outcome(r.fix.to or "")[0] for r in renames}  # type: ignore[union-attr]
+    assert {r.id: r.fix.guard for r in renames} == differ  # type: ignore[union-attr]
+    assert sum(differ.values()) == 6  # the memory calls: 0 or {} or a no-op against RuntimeError
+
+
+# What a message says a torch.cuda call does on a TPU host, and the outcome that says it here.
+_SAID = {
+    "raises": ("raises", None),
+    "returns 0": ("returns", 0),
+    "returns an empty dict": ("returns", {}),
+    "returns False": ("returns", False),
+    "does nothing": ("returns", None),
+}
+
+
+def test_what_a_message_says_a_call_does_is_what_it_does_on_a_cpu(real):
+    """A torch.cuda rule whose message says what the call does on a TPU host (which runs torch's
+    CPU build) does that on this CPU build, called as the rule names it with no argument."""
+    said = [
+        (rule, phrase)
+        for rule in real.rules
+        if rule.kind == "call" and rule.pattern.startswith("torch.cuda.")
+        for phrase in _SAID
+        if phrase in rule.message
+    ]
+    assert {phrase for _, phrase in said} == set(_SAID)
+    for rule, phrase in said:
+        kind, value = _SAID[phrase]
+        got = _outcome(rule.pattern)
+        assert got[0] == kind and (kind == "raises" or got[1] == value), (rule.code, phrase, got)
 
 
 def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -206,3 +281,22 @@ def test_fix_writes_through_a_symlink_inside_the_tree(tmp_path):
     assert _scan("--fix", "link.py", cwd=tmp_path).returncode == 0
     assert (tmp_path / "link.py").is_symlink()
     assert (tmp_path / "real.py").read_text() == "import torch\ntorch.accelerator.synchronize()\n"
+
+
+def test_a_guard_rename_is_offered_only_under_its_guard(tmp_path):
+    """The report says [fixable] (JSON "fixable": true) for the guarded call, not for the bare
+    one; --fix renames the first, and the second stays a finding with the advice to guard it."""
+    code = (
+        "import torch\nif torch.accelerator.is_available():\n    torch.cuda.empty_cache()\ntorch.cuda.empty_cache()\n"
+    )
+    (tmp_path / "t.py").write_text(code)
+    found = json.loads(_scan("--format", "json", "t.py", cwd=tmp_path).stdout)["findings"]
+    assert [(f["line"], f["fixable"]) for f in found if f["rule"] == "cuda-empty-cache"] == [(3, True), (4, False)]
+    text = _scan("t.py", cwd=tmp_path).stdout
+    assert text.count("[fixable]") == 1 and "is_available():" in text
+    fixed = _scan("--fix", "--format", "json", "t.py", cwd=tmp_path)
+    assert (tmp_path / "t.py").read_text() == code.replace(
+        "    torch.cuda.empty_cache", "    torch.accelerator.empty_cache"
+    )
+    left = json.loads(fixed.stdout)["findings"]
+    assert [(f["line"], f["fixable"]) for f in left] == [(4, False)]

@@ -172,6 +172,12 @@ def test_two_scanner_rules_may_not_share_a_code(tmp_path):
         ("{call: torch.cuda.synchronize}", "{kind: rename}", "a rename fix takes to (got none)"),
         (
             "{detector: cuda-device-string}",
+            '{kind: replace, literal: cuda, expression: "torch.device(0)", guard: true}',
+            "guard applies to a rename fix only (got a replace fix)",
+        ),
+        ("{call: torch.cuda.synchronize}", "{kind: rename, to: torch.accelerator.synchronize, guard: yes}", "guard"),
+        (
+            "{detector: cuda-device-string}",
             "{kind: replace, literal: cuda, expression: \"__import__('os')\"}",
             "names '__import__'",
         ),

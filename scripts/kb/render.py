@@ -413,7 +413,8 @@ def _rule(ctx: Ctx, r: Record[MigrationRule]) -> str:
     fixed = ""
     if fix is not None:
         to = fix.to or fix.expression or "torch.set_float32_matmul_precision(...)"
-        fixed = f"<br><small>--fix: {md_text(fix.kind)} to {md_code(to)}</small>"
+        where = " where an <code>is_available()</code> test guards it" if fix.guard else ""
+        fixed = f"<br><small>--fix: {md_text(fix.kind)} to {md_code(to)}{where}</small>"
     return (
         f"{_anchor('rule', r)}<code>{md_text(r.model.code)}</code> <code>{md_text(r.id)}</code>"
         f"<br><small>{md_text(kind)}: {md_code(what)}</small>{fixed}"

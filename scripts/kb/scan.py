@@ -46,7 +46,7 @@ from typing import Any, Callable
 
 from .errors import Problem
 from .scanflow import DEVICE_RULES, Export, Flows, Passed, relative
-from .scanguard import apply_guards
+from .scanguard import apply_guards, mark_unguarded
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -590,6 +590,8 @@ def _scan(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], FileSca
         kept = apply_guards(tree, kept, rules, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
+    if rules.guarded and any(f.rule in rules.guarded for f in kept):
+        kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
     return kept, state
 
 

@@ -6,7 +6,11 @@ exactly where the ``ast`` scan found it and has exactly the shape the fix expect
 left as written and stays a finding:
 
 - ``rename``: a call's callee becomes ``to`` (``torch.cuda.synchronize()`` ->
-  ``torch.accelerator.synchronize()``), arguments kept; the callee must be a plain dotted name;
+  ``torch.accelerator.synchronize()``), arguments kept; the callee must be a plain dotted name.
+  A ``guard`` rename is made only where the scan found the call in code that runs when
+  ``is_available()`` is true (``Finding.manual`` is False, see kb.scanguard):
+  ``torch.accelerator.memory_allocated()`` raises on a machine with no accelerator, where
+  ``torch.cuda.memory_allocated()`` returned 0, so an unguarded one is left to a person;
 - ``replace``: a string literal whose value is ``literal`` becomes ``expression``, only where it is
   assigned, passed as an argument or a parameter default (or a branch of a conditional there),
   never as a dict key, a list item or a comparison operand;
@@ -49,10 +53,10 @@ class FixError(Exception):
 
 
 def fixes_for(findings: Sequence[Finding], rules: dict[str, ScanRule]) -> dict[Position, list[Fix]]:
-    """The fixes to try, by the position of the finding they belong to."""
+    """The fixes to try, by the position of the finding they belong to (none for one left to a person)."""
     out: dict[Position, list[Fix]] = {}
     for f in findings:
-        fix = rules[f.rule].fix if f.rule in rules else None
+        fix = rules[f.rule].fix if f.rule in rules and not f.manual else None
         if fix is not None:
             out.setdefault((f.line, f.column), []).append(fix)
     return out

@@ -26,6 +26,7 @@ from .scannames import Finding
 from .scanrules import RuleSet
 
 PROBE = "torch.cuda.is_available"
+PROBES = frozenset({PROBE, "torch.accelerator.is_available"})  # what a guard rename's guard asks
 Span = tuple[int, int, int, int]  # first line, first byte column, last line, end byte column
 
 
@@ -81,6 +82,42 @@ def _inside(spans: Sequence[Span], line: int, column: int) -> bool:
     return any((a, b) <= (line, column) < (c, d) for a, b, c, d in spans)
 
 
+def _guarded_spans(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[Span]:
+    """Where the code ``call`` guards is, directly or through a name it is stored in."""
+    names: list[str] = []
+    spans = _spans(guarded(call, parents, names))
+    for use in [n for n in parents if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]:
+        spans += _spans(guarded(use, parents))  # if use_cuda: ...
+    return spans
+
+
+def mark_unguarded(
+    tree: ast.Module,
+    findings: list[Finding],
+    rules: RuleSet,
+    resolve: Callable[[ast.expr], tuple[str | None, str]],
+    line: Callable[[int], str],
+) -> list[Finding]:
+    """``findings`` with each one of a guard rename (``rules.guarded``) marked ``manual`` unless it
+    sits in code that runs only when ``torch.cuda.is_available()`` or
+    ``torch.accelerator.is_available()`` returned True: there the renamed call can't raise."""
+    lines = {f.line for f in findings if f.rule in rules.guarded}
+    spans: list[Span] = []
+    for top in tree.body:
+        if not any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
+            continue
+        parents = {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+        for node in parents:
+            if isinstance(node, ast.Call) and not node.args and not node.keywords and resolve(node.func)[0] in PROBES:
+                spans += _guarded_spans(node, parents)
+    return [
+        f._replace(manual=True)
+        if f.rule in rules.guarded and not _inside(spans, f.line, len(line(f.line)[: f.column - 1].encode("utf-8")))
+        else f
+        for f in findings
+    ]
+
+
 def cuda_only_guards(
     tree: ast.Module, probes: set[tuple[int, int]], blockers: list[tuple[int, int]], line: Callable[[int], str]
 ) -> set[tuple[int, int]]:
@@ -98,12 +135,7 @@ def cuda_only_guards(
             at = (node.lineno, len(line(node.lineno).encode("utf-8")[: node.col_offset].decode("utf-8", "replace")) + 1)
             if at not in probes:
                 continue
-            names: list[str] = []
-            spans = _spans(guarded(node, parents, names))
-            for use in [
-                n for n in parents if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)
-            ]:
-                spans += _spans(guarded(use, parents))  # if use_cuda: ...
+            spans = _guarded_spans(node, parents)
             for number, column in blockers:
                 if _inside(spans, number, len(line(number)[: column - 1].encode("utf-8"))):
                     out.add(at)
@@ -121,12 +153,7 @@ def apply_guards(
     probes = {(f.line, f.column) for f in findings if f.rule in probe_rules}
     if not guard or not probes:
         return findings
-    cuda_only = {
-        r.id
-        for r in rules.rules
-        if r.kind in ("call", "attribute") and r.pattern.startswith("torch.cuda.") and r.fix is None
-    }
-    blockers = [(f.line, f.column) for f in findings if f.rule in cuda_only and f.severity == "must-change"]
+    blockers = [(f.line, f.column) for f in findings if f.rule in rules.cuda_only and f.severity == "must-change"]
     found = cuda_only_guards(tree, probes, blockers, line) if blockers else set()
     g = guard[0]
     out = [

@@ -57,6 +57,7 @@ class Finding(NamedTuple):
     how: str  # direct | followed
     related: tuple[tuple[int, int], ...] = ()  # (line, column) of each use of this root cause
     elsewhere: tuple[tuple[str, int, int], ...] = ()  # (path, line, column) of each use in another file
+    manual: bool = False  # its rule has a fix, but not for here (a guard rename outside an is_available() test)
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ def text_report(
                 lines.append("")
             lines.append(safe(f.path))
             current = f.path
-        fix = "  [fixable]" if f.rule in fixable else ""
+        fix = "  [fixable]" if f.rule in fixable and not f.manual else ""
         lines.append(f"  {f.line}:{f.column}  {f.code}  {f.severity}  {f.rule}  {safe(f.snippet)}{fix}")
         if f.related or f.elsewhere:
             uses = [f"{line}:{col}" for line, col in f.related] + [f"{safe(p)}:{ln}:{c}" for p, ln, c in f.elsewhere]
@@ -99,7 +99,7 @@ def text_report(
         for rule, n in counts["by_rule"].items():
             code, sev = severity[rule]
             lines.append(f"  {code}  {rule:<{width}}  {sev:<11}  {n}")
-        n_fix = sum(1 for f in findings if f.rule in fixable)
+        n_fix = sum(1 for f in findings if f.rule in fixable and not f.manual)
         if n_fix:
             lines.append(f"{n_fix} finding(s) can be fixed with --fix (see them first with --diff)")
     return "\n".join(lines)
@@ -126,14 +126,14 @@ def json_report(
         if rule is None:
             rule = rules[f.rule] = (
                 f'"code": {encode(f.code)}, "rule": {encode(f.rule)}, "severity": {encode(f.severity)}, ',
-                f'"message": {encode(f.message)}, "suggestion": {encode(f.suggestion)}, "link": {encode(f.link)}, '
-                f'"fixable": {"true" if f.rule in fixable else "false"}',
+                f'"message": {encode(f.message)}, "suggestion": {encode(f.suggestion)}, "link": {encode(f.link)}, ',
             )
+        fix = "true" if f.rule in fixable and not f.manual else "false"
         places = [(path, line, col) for line, col in f.related] + [(encode(p), ln, c) for p, ln, c in f.elsewhere]
         related = ", ".join(f'{{"path": {p}, "line": {line}, "column": {col}}}' for p, line, col in places)
         rows.append(
             f'{{"path": {path}, "line": {f.line}, "column": {f.column}, {rule[0]}"match": "{f.how}", '
-            f'"snippet": {encode(f.snippet)}, {rule[1]}, "related": [{related}]}}'
+            f'"snippet": {encode(f.snippet)}, {rule[1]}"fixable": {fix}, "related": [{related}]}}'
         )
     issues = [encode({"path": p.path, "line": p.line, "message": p.message}) for p in sorted(problems)]
 

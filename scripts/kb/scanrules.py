@@ -135,6 +135,8 @@ class RuleSet:
     # catch-all rules (``a.b.*``) by id, with the length of their prefix: quiet where a rule with a
     # longer prefix, or a rule for one name, spoke at the same place
     broad: dict[str, int] = field(default_factory=dict)
+    guarded: frozenset[str] = frozenset()  # rules whose rename is made only under an is_available() test
+    cuda_only: frozenset[str] = frozenset()  # torch.cuda rules with no fix: what a cuda-only-guard guards
     # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
     # the same chains recur across a repository.
     prefixes: dict[tuple[str | None, str], tuple[bool, tuple[ScanRule, ...]]] = field(
@@ -144,7 +146,10 @@ class RuleSet:
     @classmethod
     def of(cls, rules: list[ScanRule]) -> RuleSet:
         broad = {r.id: len(r.path.text) for r in rules if r.path is not None and r.path.mode == "prefix"}
-        out = cls(list(rules), broad=broad)
+        guarded = frozenset(r.id for r in rules if r.fix is not None and r.fix.guard)
+        cuda = frozenset(r.id for r in rules if r.kind in ("call", "attribute") and r.pattern.startswith("torch.cuda."))
+        unfixed = cuda - {r.id for r in rules if r.fix is not None}
+        out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed)
         for rule in rules:
             if rule.kind == "call":
                 out.calls.add(rule)

@@ -171,7 +171,9 @@ def fix_all(
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
         by_path.setdefault(f.path, []).append(f)
-    todo = {p: found for p, found in by_path.items() if any(by_id[f.rule].fix is not None for f in found)}
+    todo = {
+        p: found for p, found in by_path.items() if any(by_id[f.rule].fix is not None and not f.manual for f in found)
+    }
     if not todo:
         return findings, []
     real = {shown: path for path, shown in files}

@@ -334,6 +334,9 @@ class Fix(Model):
     to: Optional[DottedName] = None
     expression: Optional[Text] = None
     literal: Optional[Text] = None  # replace: the string value it replaces (no other value is touched)
+    # rename: only inside `if ...is_available():`, as `to` raises on a machine with no accelerator
+    # where the call it replaces answered (torch.cuda.memory_allocated() is 0 there)
+    guard: bool = False
 
     @model_validator(mode="after")
     def _fields(self) -> "Fix":
@@ -345,6 +348,8 @@ class Fix(Model):
             raise ValueError(
                 f"a {self.kind} fix takes {', '.join(wants) or 'no other field'} (got {', '.join(given) or 'none'})"
             )
+        if self.guard and self.kind != "rename":
+            raise ValueError(f"guard applies to a rename fix only (got a {self.kind} fix)")
         if self.to is not None and not _DOTTED_TORCH.match(self.to):
             raise ValueError(f"fix.to '{self.to}' must be a torch.* name")
         if self.expression is not None:
