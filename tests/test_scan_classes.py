@@ -148,6 +148,10 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'label = "cuda cores"\nprint("nccl is fast")\n',  # text, not a device or a backend
         '"""Runs on cuda."""\n',  # a docstring
         'if device.type != "cpu":\n    pass\n',  # the device-agnostic test
+        # names that start with cuda but are no device (torchtitan's compile passes)
+        'if "cudagraph_pass" not in disabled:\n    pass\n',
+        'if name.startswith("cudagraph"):\n    pass\n',
+        'ok = kind == "cuda_graph"\n',
         "import flash_attention_tpu\nimport apexlib\n",  # other packages
         "trainer = Trainer(accelerator='cpu')\n",
         "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting

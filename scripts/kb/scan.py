@@ -240,11 +240,7 @@ class Visitor:
 
     def compare(self, node: ast.Compare, scope: Scope, loop: bool) -> None:
         for operand in (node.left, *node.comparators):
-            if (
-                isinstance(operand, ast.Constant)
-                and isinstance(operand.value, str)
-                and operand.value.startswith("cuda")
-            ):
+            if isinstance(operand, ast.Constant) and is_cuda(operand.value):  # not "cudagraph_pass"
                 self.s.detect("cuda-compare", node)
                 self.s.quiet.add(id(operand))
         self.children(node, scope, loop)
@@ -341,7 +337,7 @@ class Visitor:
             s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
             first = node.args[0].value
-            if isinstance(first, str) and first.startswith("cuda"):
+            if is_cuda(first):
                 s.detect("cuda-compare", node)
                 s.quiet.add(id(node.args[0]))
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
