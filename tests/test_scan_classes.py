@@ -145,6 +145,9 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
     [
         "model.to(device)\nmodel.to(0)\n",  # no rank in it
         "DDP(m, device_ids=[0])\n",  # the process's own device
+        # the process's own device, whatever the accelerator: 0 in every TorchTPU process
+        "import torch\ntorch.distributed.barrier(device_ids=[torch.accelerator.current_device_index()])\n",
+        "import torch\ndev = torch.device(device_type, device_module.current_device())\n",
         'label = "cuda cores"\nprint("nccl is fast")\n',  # text, not a device or a backend
         '"""Runs on cuda."""\n',  # a docstring
         'if device.type != "cpu":\n    pass\n',  # the device-agnostic test

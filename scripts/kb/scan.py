@@ -80,6 +80,7 @@ _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id
 # str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
 _TEXT_METHODS = frozenset({"replace", "split", "rsplit", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
 _TEXT_METHODS |= {"find", "rfind", "index", "rindex", "count", "partition", "rpartition"}
+_OWN_DEVICE = frozenset({"current_device", "current_device_index", "current_device_idx"})
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 
 
@@ -104,7 +105,12 @@ def is_nccl(value: object) -> bool:
 
 
 def _not_zero(node: ast.expr) -> bool:
-    """An index that may be other than 0: anything but the constant 0."""
+    """An index that may be other than 0: anything but the constant 0 or the process's own device
+    (``current_device()``, ``current_device_index()``: 0 in every TorchTPU process)."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name not in _OWN_DEVICE
     return not (isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool))
 
 
