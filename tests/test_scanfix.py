@@ -160,8 +160,6 @@ def test_every_fix_names_only_what_torch_2_13_has(real):
     """Each `to` and each dotted name in an expression resolves in the installed torch 2.13."""
     import ast
 
-    import torch
-
     names = []
     for rule in real.rules:
         if rule.fix is None:
@@ -175,17 +173,21 @@ def test_every_fix_names_only_what_torch_2_13_has(real):
     assert names
     names.append("torch.set_float32_matmul_precision")  # what matmul-precision writes
     for name in names:
-        obj: object = torch
-        for part in name.split(".")[1:]:
-            obj = getattr(obj, part)  # AttributeError names the missing part
+        _torch(name)  # AttributeError names the missing part
 
 
-def _outcome(name: str) -> tuple[str, object]:
+def _torch(name: str) -> object:
+    """The object a dotted ``torch.*`` name names in the installed torch."""
     import torch
 
     obj: object = torch
     for part in name.split(".")[1:]:
         obj = getattr(obj, part)
+    return obj
+
+
+def _outcome(name: str) -> tuple[str, object]:
+    obj = _torch(name)
     try:
         return "returns", obj()  # type: ignore[operator]
     except Exception as exc:  # noqa: BLE001  # what it raises is the outcome

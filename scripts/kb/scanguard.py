@@ -20,7 +20,7 @@ picks what the TPU needs too, so it stays must-change."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .scannames import Finding
 from .scanrules import RuleSet
@@ -78,8 +78,17 @@ def _spans(nodes: Iterable[ast.AST]) -> list[Span]:
     ]
 
 
-def _inside(spans: Sequence[Span], line: int, column: int) -> bool:
-    return any((a, b) <= (line, column) < (c, d) for a, b, c, d in spans)
+def _inside(spans: Sequence[Span], number: int, column: int, line: Callable[[int], str]) -> bool:
+    """Whether line ``number``, character column ``column`` (1-based, as findings give it) is in a span."""
+    at = (number, len(line(number)[: column - 1].encode("utf-8")))  # spans count bytes
+    return any((a, b) <= at < (c, d) for a, b, c, d in spans)
+
+
+def _parents(tree: ast.Module, lines: set[int]) -> Iterator[dict[ast.AST, ast.AST]]:
+    """The child -> parent map of each top-level statement that spans one of ``lines``."""
+    for top in tree.body:
+        if any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
+            yield {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
 
 
 def _guarded_spans(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[Span]:
@@ -101,19 +110,13 @@ def mark_unguarded(
     """``findings`` with each one of a guard rename (``rules.guarded``) marked ``manual`` unless it
     sits in code that runs only when ``torch.cuda.is_available()`` or
     ``torch.accelerator.is_available()`` returned True: there the renamed call can't raise."""
-    lines = {f.line for f in findings if f.rule in rules.guarded}
     spans: list[Span] = []
-    for top in tree.body:
-        if not any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
-            continue
-        parents = {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+    for parents in _parents(tree, {f.line for f in findings if f.rule in rules.guarded}):
         for node in parents:
             if isinstance(node, ast.Call) and not node.args and not node.keywords and resolve(node.func)[0] in PROBES:
                 spans += _guarded_spans(node, parents)
     return [
-        f._replace(manual=True)
-        if f.rule in rules.guarded and not _inside(spans, f.line, len(line(f.line)[: f.column - 1].encode("utf-8")))
-        else f
+        f._replace(manual=True) if f.rule in rules.guarded and not _inside(spans, f.line, f.column, line) else f
         for f in findings
     ]
 
@@ -125,10 +128,7 @@ def cuda_only_guards(
     blocker (line, character column of a finding the fixer leaves)."""
     wanted = {line for line, _ in probes}
     out: set[tuple[int, int]] = set()
-    for top in tree.body:
-        if not any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in wanted):
-            continue
-        parents = {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+    for parents in _parents(tree, wanted):
         for node in parents:
             if not isinstance(node, ast.Call) or node.lineno not in wanted:
                 continue
@@ -137,7 +137,7 @@ def cuda_only_guards(
                 continue
             spans = _guarded_spans(node, parents)
             for number, column in blockers:
-                if _inside(spans, number, len(line(number)[: column - 1].encode("utf-8"))):
+                if _inside(spans, number, column, line):
                     out.add(at)
                     break
     return out
