@@ -107,12 +107,24 @@ CLASSES = [
         "liger-kernel-calls",
     ),
     ("from vllm.distributed.device_communicators.pynccl import PyNcclCommunicator\n", "vllm-pynccl"),
+    # legacy CUDA tensor types, by name and as a string
+    ("import torch\nx = torch.cuda.FloatTensor(3)\n", "cuda-tensor-type"),
+    ("import torch\ny = x.type(torch.cuda.HalfTensor)\n", "cuda-tensor-type"),
+    ('import torch\ntorch.set_default_tensor_type("torch.cuda.FloatTensor")\n', "cuda-tensor-type"),
+    ("from torch.cuda import LongTensor\ni = LongTensor([1])\n", "cuda-tensor-type"),
+    ("import torch\nif isinstance(x, torch.cuda.BoolTensor):\n    pass\n", "cuda-tensor-type"),
 ]
 
 
 @pytest.mark.parametrize("code, rule", CLASSES)
 def test_each_class_is_found(real, code, rule):
     assert rule in rules_at(real, code)
+
+
+def test_a_legacy_tensor_type_is_reported_once_instead_of_torch_cuda_star(real):
+    assert found(real, "import torch\nx = torch.cuda.FloatTensor(2).zero_()\n") == [
+        (2, "cuda-tensor-type", "must-change")
+    ]
 
 
 def test_the_narrowest_catch_all_rule_speaks_alone(real):
@@ -159,6 +171,7 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         "trainer = Trainer(accelerator='cpu')\n",
         "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting
         'import torch\n@torch.library.custom_op("a::f", mutates_args=())\ndef f(x): ...\n',  # every device
+        'import torch\ntorch.set_default_tensor_type("torch.FloatTensor")\nt = "torch.cuda.Tensors"\n',  # CPU, or text
     ],
 )
 def test_clean_code_is_not_flagged(real, code):

@@ -231,6 +231,30 @@ def test_what_a_message_says_a_call_does_is_what_it_does_on_a_cpu(real):
         assert got[0] == kind and (kind == "raises" or got[1] == value), (rule.code, phrase, got)
 
 
+@pytest.mark.filterwarnings("ignore:torch.set_default_tensor_type")  # it warns, then raises
+def test_the_legacy_tensor_types_fail_on_a_cpu_and_the_advice_runs(real):
+    """What cuda-tensor-type says of torch.cuda's legacy types holds on this CPU build, for each of
+    them, and what it suggests instead runs here."""
+    import torch
+
+    assert "cuda-tensor-type" in {r.pattern for r in real.rules if r.kind == "detector"}
+    from kb.scan import _TENSOR_TYPES
+
+    assert _TENSOR_TYPES == {f"torch.cuda.{n}" for n in dir(torch.cuda) if n.endswith("Tensor")}
+    x = torch.zeros(2)
+    for name in sorted(_TENSOR_TYPES):
+        kind = _torch(name)
+        assert _outcome(name) == ("raises", "TypeError"), name  # built
+        with pytest.raises(TypeError):
+            torch.set_default_tensor_type(name)  # named as a string
+        with pytest.raises(RuntimeError):
+            x.type(kind)  # type: ignore[call-overload]
+        assert not isinstance(x, kind)  # type: ignore[arg-type]
+    assert torch.empty(2, dtype=torch.float32, device="cpu").dtype == torch.float32
+    assert x.to("cpu", torch.float16).dtype == torch.float16
+    assert x.dtype == torch.float32 and x.device.type == "cpu"
+
+
 def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "kb", "--root", str(ROOT), "scan", *args]
     return subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)

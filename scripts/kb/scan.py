@@ -29,7 +29,9 @@ node, and runs the fixed detectors:
 - ``compile-cudagraph-mode`` and ``fullgraph``: ``torch.compile`` (or ``module.compile``) with
   ``mode="reduce-overhead"``/``"max-autotune"``, or ``fullgraph=True``;
 - ``cuda-only-guard``: a ``torch.cuda.is_available()`` that only lets CUDA-only code run, reported
-  instead of its call rule (kb.scanguard).
+  instead of its call rule (kb.scanguard);
+- ``cuda-tensor-type``: a legacy CUDA tensor type (``torch.cuda.FloatTensor``), by name or as the
+  string ``"torch.cuda.HalfTensor"`` (``.type()``, ``torch.set_default_tensor_type()``).
 
 ``scan_file`` reports a file that can't be read, isn't UTF-8 or doesn't parse as a ``Problem``
 (path:line: reason) and never raises for bad input.
@@ -73,13 +75,16 @@ _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, 
 _CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
 _DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these calls' first argument
 _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST})
-_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string")
+_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string", "cuda-tensor-type")
 _LITERAL_WORDS = ("cuda", "nccl")  # a file without these words has no literal to report
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
 # str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
 _TEXT_METHODS = frozenset({"replace", "split", "rsplit", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
 _TEXT_METHODS |= {"find", "rfind", "index", "rindex", "count", "partition", "rpartition"}
+# torch.cuda's legacy tensor types (torch 2.13): without CUDA each raises TypeError when built or named
+_TENSOR_TYPES = frozenset(f"torch.cuda.{t}Tensor" for t in ("BFloat16", "Bool", "Byte", "Char", "Double"))
+_TENSOR_TYPES |= {f"torch.cuda.{t}Tensor" for t in ("Float", "Half", "Int", "Long", "Short")}
 _OWN_DEVICE = frozenset({"current_device", "current_device_index", "current_device_idx"})
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 
@@ -231,14 +236,16 @@ class Visitor:
 
     def literal(self, node: ast.Constant) -> None:
         value = node.value
-        if type(value) is not str or not value.startswith("cuda") and "nccl" not in value:  # is_cuda, is_nccl
-            return
+        if type(value) is not str or not value.startswith(("cuda", "torch.cuda.")) and "nccl" not in value:
+            return  # no is_cuda, is_nccl or tensor type
         if id(node) in self.s.quiet:
             return
         if is_cuda(value):
             self.s.detect("cuda-device-string", node)
         elif is_nccl(value):
             self.s.detect("nccl-string", node)
+        elif value in _TENSOR_TYPES:
+            self.s.detect("cuda-tensor-type", node)
 
     def expression_statement(self, node: ast.Expr, scope: Scope, loop: bool) -> None:
         if not isinstance(node.value, ast.Constant):  # a bare string is a docstring or a comment
@@ -296,6 +303,9 @@ class Visitor:
 
     def import_node(self, node: ast.Import | ast.ImportFrom, scope: Scope, loop: bool) -> None:
         self.s.imports(node)
+        if type(node) is ast.ImportFrom and node.module == "torch.cuda" and not node.level:  # the name's one source
+            if any(f"torch.cuda.{a.name}" in _TENSOR_TYPES for a in node.names):
+                self.s.detect("cuda-tensor-type", node)
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scope: Scope, loop: bool) -> None:
         for dec in getattr(node, "decorator_list", ()):
@@ -319,6 +329,8 @@ class Visitor:
         cuda, rules = hit
         if cuda:
             s.uses_cuda = True
+            if path and ".".join(path.split(".", 3)[:3]) in _TENSOR_TYPES:  # reported instead of torch.cuda.*
+                s.detect("cuda-tensor-type", node)
         for rule in rules:
             s.add(node, rule)
 

@@ -148,6 +148,7 @@ class RuleSet:
         broad = {r.id: len(r.path.text) for r in rules if r.path is not None and r.path.mode == "prefix"}
         guarded = frozenset(r.id for r in rules if r.fix is not None and r.fix.guard)
         cuda = frozenset(r.id for r in rules if r.kind in ("call", "attribute") and r.pattern.startswith("torch.cuda."))
+        cuda |= {r.id for r in rules if r.kind == "detector" and r.pattern == "cuda-tensor-type"}  # torch.cuda's too
         unfixed = cuda - {r.id for r in rules if r.fix is not None}
         out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed)
         for rule in rules:

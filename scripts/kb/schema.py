@@ -278,6 +278,7 @@ Detector = Literal[
     "compile-cudagraph-mode",
     "fullgraph",
     "cuda-only-guard",
+    "cuda-tensor-type",
 ]
 
 
