@@ -113,6 +113,13 @@ CLASSES = [
     ('import torch\ntorch.set_default_tensor_type("torch.cuda.FloatTensor")\n', "cuda-tensor-type"),
     ("from torch.cuda import LongTensor\ni = LongTensor([1])\n", "cuda-tensor-type"),
     ("import torch\nif isinstance(x, torch.cuda.BoolTensor):\n    pass\n", "cuda-tensor-type"),
+    # an f-string with no placeholder is a plain string (guided-diffusion's dist_util.dev())
+    ('import torch\nd = torch.device(f"cuda")\n', "cuda-device-string"),
+    ('import torch\nd = f"cuda"\nx = t.to(d)\n', "cuda-device-string"),
+    # the GPU launcher's variable, which TorchTPU never reads (guided-diffusion's setup_dist())
+    ('import os\nos.environ["CUDA_VISIBLE_DEVICES"] = f"{rank % 8}"\n', "cuda-visible-devices"),
+    ('import os\nn = len(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(","))\n', "cuda-visible-devices"),
+    ('import subprocess\nsubprocess.run(cmd, env={"CUDA_VISIBLE_DEVICES": "1"})\n', "cuda-visible-devices"),
 ]
 
 
@@ -172,6 +179,8 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting
         'import torch\n@torch.library.custom_op("a::f", mutates_args=())\ndef f(x): ...\n',  # every device
         'import torch\ntorch.set_default_tensor_type("torch.FloatTensor")\nt = "torch.cuda.Tensors"\n',  # CPU, or text
+        '"""Set CUDA_VISIBLE_DEVICES first."""\nos.environ["TPU_VISIBLE_DEVICES"] = "0"\n',  # a docstring; TPU's
+        'd = f"cuda{{0}}"\nlabel = f"cuda {n}"\n',  # text that only starts like a device
     ],
 )
 def test_clean_code_is_not_flagged(real, code):

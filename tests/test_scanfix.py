@@ -84,6 +84,8 @@ def fixed(real: RuleSet, code: str) -> str:
             "import torch\nif torch.accelerator.is_available():\n    for _ in range(2):\n        torch.accelerator.empty_cache()\n",
         ),
         ("import torch\ndevice = 'cuda'\n", f"import torch\ndevice = {ACC}\n"),
+        # an f-string with no placeholder is the string it spells (guided-diffusion's th.device(f"cuda"))
+        ('import torch\ndevice = torch.device(f"cuda")\n', f"import torch\ndevice = torch.device({ACC})\n"),
         ("import torch\nx = t.to('cuda')\n", f"import torch\nx = t.to({ACC})\n"),
         ("import torch\ndef f(x, device='cuda'):\n    pass\n", f"import torch\ndef f(x, device={ACC}):\n    pass\n"),
         (
@@ -127,6 +129,7 @@ def test_each_fix_kind(real, before, after):
         "import torch\nflag = torch.backends.cuda.matmul.allow_tf32\n",  # a read, not a setting
         "import torch\ntorch.cuda.set_device(local_rank)\n",  # no mechanical fix declared
         "import torch\nx = 'cu' 'da'\n",  # a literal in pieces
+        "import torch\nx = f'cu' f'da'\n",  # likewise, as f-strings
         "import torch\nmatch device:\n    case 'cuda':\n        pass\n",  # a pattern
         # a guard rename (torch.accelerator's memory calls raise on a CPU, torch.cuda's return 0) with no guard:
         "import torch\nprint(torch.cuda.memory_allocated())\n",

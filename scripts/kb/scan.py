@@ -31,7 +31,9 @@ node, and runs the fixed detectors:
 - ``cuda-only-guard``: a ``torch.cuda.is_available()`` that only lets CUDA-only code run, reported
   instead of its call rule (kb.scanguard);
 - ``cuda-tensor-type``: a legacy CUDA tensor type (``torch.cuda.FloatTensor``), by name or as the
-  string ``"torch.cuda.HalfTensor"`` (``.type()``, ``torch.set_default_tensor_type()``).
+  string ``"torch.cuda.HalfTensor"`` (``.type()``, ``torch.set_default_tensor_type()``);
+- ``cuda-visible-devices``: the string ``"CUDA_VISIBLE_DEVICES"`` (set or read in ``os.environ``, or
+  a key of a child's environment), which TorchTPU never reads.
 
 ``scan_file`` reports a file that can't be read, isn't UTF-8 or doesn't parse as a ``Problem``
 (path:line: reason) and never raises for bad input.
@@ -62,6 +64,7 @@ from .scannames import (
     argparse_options,
     builds_cuda,
     is_cuda,
+    plain_fstring,
     rank_expr,
     rank_fstring,
     ranky,
@@ -75,8 +78,8 @@ _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, 
 _CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
 _DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these calls' first argument
 _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST})
-_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string", "cuda-tensor-type")
-_LITERAL_WORDS = ("cuda", "nccl")  # a file without these words has no literal to report
+_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string", "cuda-tensor-type", "cuda-visible-devices")
+_LITERAL_WORDS = ("cuda", "nccl", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
 # str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
@@ -236,8 +239,8 @@ class Visitor:
 
     def literal(self, node: ast.Constant) -> None:
         value = node.value
-        if type(value) is not str or not value.startswith(("cuda", "torch.cuda.")) and "nccl" not in value:
-            return  # no is_cuda, is_nccl or tensor type
+        if type(value) is not str or not value.startswith(("cuda", "torch.cuda.", "CUDA_")) and "nccl" not in value:
+            return  # no is_cuda, is_nccl, tensor type or CUDA_VISIBLE_DEVICES
         if id(node) in self.s.quiet:
             return
         if is_cuda(value):
@@ -246,6 +249,8 @@ class Visitor:
             self.s.detect("nccl-string", node)
         elif value in _TENSOR_TYPES:
             self.s.detect("cuda-tensor-type", node)
+        elif value == "CUDA_VISIBLE_DEVICES":
+            self.s.detect("cuda-visible-devices", node)
 
     def expression_statement(self, node: ast.Expr, scope: Scope, loop: bool) -> None:
         if not isinstance(node.value, ast.Constant):  # a bare string is a docstring or a comment
@@ -259,7 +264,9 @@ class Visitor:
         self.children(node, scope, loop)
 
     def joined(self, node: ast.JoinedStr, scope: Scope, loop: bool) -> None:
-        if builds_cuda(node):
+        if self.lits and (text := plain_fstring(node)):  # f"cuda": a literal written as an f-string
+            self.literal(text)
+        elif builds_cuda(node):
             self.s.detect("cuda-fstring", node)
         elif self.ranks and rank_fstring(node):
             self.s.detect("rank-device-index", node)

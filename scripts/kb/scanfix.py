@@ -159,12 +159,26 @@ class _Fixer(cst.CSTTransformer):
         return None
 
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
-        fix = self._wanted(original, "replace")
-        if fix is None or fix.expression is None or original.lpar or not self._value_place(original):
-            return updated
         try:
             value = original.evaluated_value
         except Exception:  # noqa: BLE001  # a literal LibCST can't evaluate is left alone
+            return updated
+        return self._replace(original, updated, value)
+
+    def leave_FormattedString(self, original: cst.FormattedString, updated: cst.FormattedString) -> cst.BaseExpression:
+        """``f"cuda"``: an f-string with no placeholder and no brace is the plain string it spells."""
+        parts = original.parts
+        if (
+            len(parts) != 1
+            or not isinstance(parts[0], cst.FormattedStringText)
+            or any(c in parts[0].value for c in "\\{}")
+        ):
+            return updated
+        return self._replace(original, updated, parts[0].value)
+
+    def _replace(self, original: cst.BaseExpression, updated: cst.BaseExpression, value: object) -> cst.BaseExpression:
+        fix = self._wanted(original, "replace")
+        if fix is None or fix.expression is None or original.lpar or not self._value_place(original):
             return updated
         if value != fix.literal:
             return updated

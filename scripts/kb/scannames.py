@@ -348,6 +348,8 @@ class FileScan:
             return Values(unknown=True)
         if isinstance(node, ast.Constant):
             return Values((node.value,), origins=(node,))
+        if isinstance(node, ast.JoinedStr) and (text := plain_fstring(node)):
+            return Values((text.value,), origins=(text,))
         if isinstance(node, ast.BinOp) and rank_expr(node):  # device = rank % torch.cuda.device_count()
             return Values((RANK_INDEX,), origins=(node,))
         if builds_cuda(node):
@@ -494,6 +496,12 @@ def _lookup(node: ast.expr) -> tuple[ast.expr, list[ast.expr | None]] | None:
             defaults: list[ast.expr | None] = [*node.args[1:]] or [None]  # no default: None when the key is missing
             return node.func.value, defaults
     return None
+
+
+def plain_fstring(node: ast.JoinedStr) -> ast.Constant | None:
+    """The text of an f-string with no placeholder (``f"cuda"``), which is a plain string."""
+    parts = node.values
+    return parts[0] if len(parts) == 1 and isinstance(parts[0], ast.Constant) else None
 
 
 def rank_fstring(node: ast.JoinedStr) -> bool:

@@ -279,6 +279,7 @@ Detector = Literal[
     "fullgraph",
     "cuda-only-guard",
     "cuda-tensor-type",
+    "cuda-visible-devices",
 ]
 
 
