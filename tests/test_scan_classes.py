@@ -113,6 +113,11 @@ CLASSES = [
     ('import torch\ntorch.set_default_tensor_type("torch.cuda.FloatTensor")\n', "cuda-tensor-type"),
     ("from torch.cuda import LongTensor\ni = LongTensor([1])\n", "cuda-tensor-type"),
     ("import torch\nif isinstance(x, torch.cuda.BoolTensor):\n    pass\n", "cuda-tensor-type"),
+    # Lightning's CUDA device count (litgpt's api.py and generate/sequentially.py)
+    (
+        "from lightning.fabric.accelerators import CUDAAccelerator\nn = CUDAAccelerator.auto_device_count()\n",
+        "lightning-cuda-device-count",
+    ),
     # an f-string with no placeholder is a plain string (guided-diffusion's dist_util.dev())
     ('import torch\nd = torch.device(f"cuda")\n', "cuda-device-string"),
     ('import torch\nd = f"cuda"\nx = t.to(d)\n', "cuda-device-string"),
@@ -181,6 +186,7 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'import torch\ntorch.set_default_tensor_type("torch.FloatTensor")\nt = "torch.cuda.Tensors"\n',  # CPU, or text
         '"""Set CUDA_VISIBLE_DEVICES first."""\nos.environ["TPU_VISIBLE_DEVICES"] = "0"\n',  # a docstring; TPU's
         'd = f"cuda{{0}}"\nlabel = f"cuda {n}"\n',  # text that only starts like a device
+        "n = fabric.accelerator.auto_device_count()\n",  # whatever accelerator Fabric chose
     ],
 )
 def test_clean_code_is_not_flagged(real, code):

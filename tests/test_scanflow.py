@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.scanflow import Export, Flows, Passed, join, module_of, relative
+from kb.scanflow import Called, Export, Flows, Passed, Returned, join, module_of, relative
 from kb.scannames import Finding
 from kb.scanreport import json_report, sarif_report, text_report
 from kb.scanrules import RuleSet, load_rules
@@ -118,3 +118,33 @@ def test_a_call_through_an_imported_module_is_followed_too(tmp_path: Path, real:
     findings, _ = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
     (f,) = [f for f in findings if f.rule == "cuda-device-string"]
     assert f.elsewhere == (("engine.py", 2, 5), ("pkg/helpers.py", 2, 12))
+
+
+def test_a_device_a_function_returns_gains_the_places_other_files_use_it(tmp_path: Path, real: RuleSet):
+    """guided-diffusion: dist_util.dev() returns th.device(f"cuda"), and the scripts and the training
+    loop (a relative import) move things to what it returns."""
+    (tmp_path / "gd").mkdir()
+    (tmp_path / "scripts").mkdir()
+    files = {
+        "gd/dist_util.py": 'import torch as th\n\ndef dev():\n    if th.cuda.is_available():\n        return th.device(f"cuda")\n    return th.device("cpu")\n',
+        "gd/train_util.py": "from . import dist_util\n\ndef step(batch):\n    return batch.to(dist_util.dev())\n",
+        "scripts/train.py": "import torch\nfrom gd import dist_util\nmodel.to(dist_util.dev())\n"
+        "t = torch.zeros(2, device=dist_util.dev())\nother.to(elsewhere.dev())\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    (f,) = [f for f in findings if f.rule == "cuda-device-string"]
+    assert problems == [] and (f.path, f.line, f.column) == ("gd/dist_util.py", 5, 26)
+    assert f.elsewhere == (("gd/train_util.py", 4, 12), ("scripts/train.py", 3, 1), ("scripts/train.py", 4, 5))
+
+
+def test_a_returned_device_joins_only_a_call_of_that_function_in_one_file():
+    flows = [
+        Flows("r/dist.py", returns=(Returned("dev", 5, 25),)),
+        Flows("r/train.py", calls=(Called(("dist",), False, "dev", 3, 1), Called(("dist",), False, "other", 4, 1))),
+        Flows("r/eval.py", calls=(Called(("r", "dist"), True, "dev", 9, 2), Called(("nowhere",), False, "dev", 2, 2))),
+    ]
+    out = join([finding("r/dist.py", 5, 25)], flows)
+    assert out[0].elsewhere == (("r/eval.py", 9, 2), ("r/train.py", 3, 1))
+    assert join([finding("r/dist.py", 5, 25, rule="nccl-backend")], flows)[0].elsewhere == ()

@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import Problem
-from .scanflow import DEVICE_RULES, Export, Flows, Passed, relative
+from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
 from .scanguard import apply_guards, mark_unguarded
 from .scannames import (
     AUTOCAST,
@@ -152,7 +152,8 @@ class Visitor:
             elif isinstance(st, (ast.If, ast.Try, ast.With)):
                 stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
-        self.visit(tree, Scope(tree, None), False)
+        self.s.module = Scope(tree, None)
+        self.visit(tree, self.s.module, False)
         s = self.s
         for use, name, function in s.pending_params:  # every call is known now
             for arg, scope in s.passed(function, name):
@@ -208,7 +209,7 @@ class Visitor:
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):
                 self.s.outgoing.append((node, scope, path))
-            elif type(func) is ast.Name and func.id in self.s.relative:
+            elif path is None and _relative_callee(self.s, func):
                 self.s.outgoing.append((node, scope, ""))
         self.call(node, path, chain, scope, loop)
         if isinstance(func, ast.Attribute):  # the callee, resolved once
@@ -433,6 +434,8 @@ class Visitor:
                 s.moves_to_device = True
         for expr in places:
             self.device_uses(node, expr, s.values(expr, scope))
+            if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
+                s.returned_uses.append((node, expr))
             # a parameter holds what the calls pass it; one named for the rank is reported where it is used
             if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))
@@ -510,12 +513,7 @@ def file_flows(s: FileScan) -> Flows:
     passed: list[Passed] = []
     written = any(rule in DEVICE_RULES for _, _, rule in s.findings)  # a device value is written here
     for call, scope, path in s.outgoing if written else ():
-        if path:
-            module, _, function = path.rpartition(".")
-            where, exact = tuple(module.split(".")), False
-        else:
-            level, module_name, function = s.relative[call.func.id]  # type: ignore[attr-defined]  # a Name
-            where, exact = relative(s.shown, level, module_name), True
+        where, exact, function = _callee(s, call, path)
         given: list[tuple[int, str | None, ast.expr]] = [(i, None, a) for i, a in enumerate(call.args)]
         if any(isinstance(a, ast.Starred) for a in call.args):  # *args: where the rest land is unknown
             given = given[: next(i for i, a in enumerate(call.args) if isinstance(a, ast.Starred))]
@@ -525,7 +523,49 @@ def file_flows(s: FileScan) -> Flows:
             for value, origin in zip(v.known, v.origins, strict=True):
                 if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
                     passed.append(Passed(where, exact, function, position, keyword, s.position(origin)[:2]))
-    return Flows(s.shown, tuple(exports), tuple(passed))
+    returns = _returns(s) if written and s.module is not None else []
+    calls = []
+    for use, call in s.returned_uses:
+        callee = s.resolve(call.func)[0]
+        if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
+            calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
+    return Flows(s.shown, tuple(exports), tuple(passed), tuple(returns), tuple(calls))
+
+
+def _returns(s: FileScan) -> list[Returned]:
+    """The device values the module-level functions of the file return (``def dev(): return th.device("cuda")``)."""
+    module = s.module
+    assert module is not None and isinstance(module.node, ast.Module)
+    out = []
+    for st in module.node.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for expr, inner in s.returned(st.name, module):
+                v = s.values(expr, inner)
+                for value, origin in zip(v.known, v.origins, strict=True):
+                    if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
+                        out.append(Returned(st.name, *s.position(origin)[:2]))
+    return out
+
+
+def _callee(s: FileScan, call: ast.Call, path: str) -> tuple[tuple[str, ...], bool, str]:
+    """The module a call's function comes from (as path parts; exact for a relative import) and its name."""
+    if path:
+        module, _, function = path.rpartition(".")
+        return tuple(module.split(".")), False, function
+    func = call.func
+    if isinstance(func, ast.Attribute):  # from . import dist_util; dist_util.dev()
+        level, module_name, name = s.relative[func.value.id]  # type: ignore[attr-defined]  # a Name
+        return (*relative(s.shown, level, module_name), name), True, func.attr
+    level, module_name, function = s.relative[func.id]  # type: ignore[attr-defined]  # a Name
+    return relative(s.shown, level, module_name), True, function
+
+
+def _relative_callee(s: FileScan, func: ast.expr) -> bool:
+    """``f`` or ``m.f`` where a relative import bound ``f`` or the module ``m``."""
+    if type(func) is ast.Attribute:
+        func = func.value
+        return type(func) is ast.Name and func.id in s.relative and s.relative[func.id][1] is None
+    return type(func) is ast.Name and func.id in s.relative
 
 
 def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, tuple[ScanRule, ...]]:

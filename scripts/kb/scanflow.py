@@ -3,7 +3,9 @@
 The scanner reads one file at a time (kb.scan). Each file also yields its ``Flows``: the device
 places that read a parameter of one of its module-level functions (``def train_one_epoch(model,
 device): x.to(device)``), and the device values its calls pass to a function imported from another
-module (``train_one_epoch(model, device)`` with ``device = torch.device("cuda")``). ``join``
+module (``train_one_epoch(model, device)`` with ``device = torch.device("cuda")``); and the other
+way, the device values its module-level functions return (``def dev(): return th.device("cuda")``)
+and the device places that call a function of another module (``model.to(dist_util.dev())``). ``join``
 matches the two over every scanned file once the scan is done: each use in the other file becomes a
 related place of the finding where the value is written, which stays the one line to change.
 
@@ -47,10 +49,31 @@ class Passed(NamedTuple):
     origin: tuple[int, int]
 
 
+class Returned(NamedTuple):
+    """A module-level ``function`` that may return the device value written at (``line``, ``column``)."""
+
+    function: str
+    line: int
+    column: int
+
+
+class Called(NamedTuple):
+    """A device place at (``line``, ``column``) whose value is what ``function`` of ``module`` returns
+    (``model.to(dist_util.dev())``); ``module`` and ``exact`` as in ``Passed``."""
+
+    module: tuple[str, ...]
+    exact: bool
+    function: str
+    line: int
+    column: int
+
+
 class Flows(NamedTuple):
     path: str
     exports: tuple[Export, ...] = ()
     passed: tuple[Passed, ...] = ()
+    returns: tuple[Returned, ...] = ()
+    calls: tuple[Called, ...] = ()
 
 
 def module_of(path: str) -> tuple[str, ...]:
@@ -78,15 +101,27 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
             tails.setdefault(parts[-k:], []).append(fl.path)
         for e in fl.exports:
             exports.setdefault((fl.path, e.function), []).append(e)
+    returns: dict[tuple[str, str], list[Returned]] = {}
+    for fl in flows:
+        for r in fl.returns:
+            returns.setdefault((fl.path, r.function), []).append(r)
+
+    def file_of(fl: Flows, module: tuple[str, ...], exact: bool) -> str | None:
+        files = [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
+        return files[0] if len(files) == 1 and files[0] != fl.path else None
+
     extra: dict[tuple[str, int, int], set[tuple[str, int, int]]] = {}
     for fl in flows:
         for p in fl.passed:
-            files = [f for f in tails.get(p.module, ()) if not p.exact or module_of(f) == p.module]
-            if len(files) != 1 or files[0] == fl.path:
+            if (there := file_of(fl, p.module, p.exact)) is None:
                 continue
-            for e in exports.get((files[0], p.function), ()):
+            for e in exports.get((there, p.function), ()):
                 if (e.param == p.keyword) if p.keyword is not None else (p.position == e.position >= 0):
-                    extra.setdefault((fl.path, *p.origin), set()).add((files[0], e.line, e.column))
+                    extra.setdefault((fl.path, *p.origin), set()).add((there, e.line, e.column))
+        for c in fl.calls:
+            if (there := file_of(fl, c.module, c.exact)) is not None:
+                for r in returns.get((there, c.function), ()):
+                    extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
     if not extra:
         return findings
     out = []

@@ -187,6 +187,10 @@ class FileScan:
     # (name -> level, module, imported name): what they pass may be used as a device there (kb.scanflow)
     outgoing: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
     relative: dict[str, tuple[int, str | None, str]] = field(default_factory=dict)
+    # device places whose value is what a call returns (``x.to(dist_util.dev())``), and the module's scope:
+    # the call may be of another module's function that returns a device (kb.scanflow)
+    returned_uses: list[tuple[ast.Call, ast.Call]] = field(default_factory=list)
+    module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
     _scopes: dict[int, Scope] = field(default_factory=dict)  # id(function) -> its scope (_scope)
