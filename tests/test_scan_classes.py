@@ -442,3 +442,24 @@ def test_a_bad_code_on_the_command_line_is_a_usage_error(tmp_path):
     result = _run(tmp_path, "--select", "E501", "a.py")
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "--select 'E501': not a rule code (expected TPU and up to 3 digits)" in result.stderr
+
+
+def test_a_key_of_a_returned_dict_holds_only_that_entry(real: RuleSet):
+    """result = setup(); result["device"]: what setup() returns for that key (a dict literal or
+    dict(...)); another key's value is not a use of the device."""
+    code = textwrap.dedent(
+        """\
+        import torch
+        def setup(device="cuda"):
+            return {"device": device, "rank": 0}
+        def other():
+            return dict(backend="nccl", size=1)
+        result = setup()
+        x.to(result["device"])
+        y.to(result["rank"])
+        torch.distributed.init_process_group(backend=other()["backend"])
+        """
+    )
+    related = {f.line: f.related for f in scan_source(code, "t.py", real)}
+    assert related[2] == ((7, 1),)  # x.to(result["device"]); not y.to(result["rank"])
+    assert related[5] == ((9, 1),)  # other()["backend"], looked up on the call itself

@@ -148,3 +148,40 @@ def test_a_returned_device_joins_only_a_call_of_that_function_in_one_file():
     out = join([finding("r/dist.py", 5, 25)], flows)
     assert out[0].elsewhere == (("r/eval.py", 9, 2), ("r/train.py", 3, 1))
     assert join([finding("r/dist.py", 5, 25, rule="nccl-backend")], flows)[0].elsewhere == ()
+
+
+def test_a_device_bound_to_a_package_function_call_is_followed_into_the_module_that_returns_it(
+    tmp_path: Path, real: RuleSet
+):
+    """timm: train.py binds device = utils.init_distributed_device(args) ('from timm import utils'), a
+    function of timm/utils/distributed.py that returns torch.device(result['device']), where result is
+    the dict another function of that file returns, holding its 'cuda' default."""
+    (tmp_path / "timm" / "utils").mkdir(parents=True)
+    files = {
+        "timm/utils/distributed.py": "import torch\n\ndef init_so(device='cuda', backend=None):\n"
+        "    return dict(device=device, world_size=1)\n\ndef init_distributed_device(args):\n"
+        "    result = init_so(backend=None)\n    args.world_size = result['world_size']\n"
+        "    args.device = result['device']\n    return torch.device(args.device)\n",
+        "train.py": "import torch\nfrom timm import utils\n\ndef main(args):\n"
+        "    device = utils.init_distributed_device(args)\n    model.to(device=device)\n"
+        "    n = torch.zeros(2, device=args.world_size)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    (f,) = [f for f in findings if f.rule == "cuda-device-string"]
+    assert problems == [] and (f.path, f.line) == ("timm/utils/distributed.py", 3)
+    # dict(device=...) counts as a use (such a dict is often **kwargs for a call); world_size's use does not
+    assert f.related == ((4, 12), (10, 12))
+    assert f.elsewhere == (("train.py", 6, 5),)
+
+
+def test_a_package_function_is_matched_only_when_one_module_of_the_package_returns_a_device():
+    flows = [
+        Flows("p/utils/dist.py", returns=(Returned("dev", 5, 25),)),
+        Flows("p/utils/other.py", returns=(Returned("pick", 2, 9),)),
+        Flows("train.py", calls=(Called(("p", "utils"), False, "dev", 3, 1), Called(("p", "utils"), False, "x", 4, 1))),
+    ]
+    assert join([finding("p/utils/dist.py", 5, 25)], flows)[0].elsewhere == (("train.py", 3, 1),)
+    twice = [*flows, Flows("p/utils/again.py", returns=(Returned("dev", 7, 3),))]
+    assert join([finding("p/utils/dist.py", 5, 25)], twice)[0].elsewhere == ()  # two modules define dev

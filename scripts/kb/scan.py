@@ -436,6 +436,8 @@ class Visitor:
             self.device_uses(node, expr, s.values(expr, scope))
             if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
                 s.returned_uses.append((node, expr))
+            elif type(expr) is ast.Name:  # device = utils.init_device(args), then x.to(device)
+                s.returned_uses += [(node, e) for e, _ in s.exprs(expr.id, scope) if type(e) is ast.Call]
             # a parameter holds what the calls pass it; one named for the rank is reported where it is used
             if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))

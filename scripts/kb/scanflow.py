@@ -110,6 +110,20 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
         files = [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
         return files[0] if len(files) == 1 and files[0] != fl.path else None
 
+    def returning(fl: Flows, c: Called) -> str | None:
+        """The file whose ``c.function`` returns a device: the module's own, else the one module of
+        that package that defines it (``from timm import utils; utils.f()``, f in timm/utils/dist.py)."""
+        there = file_of(fl, c.module, c.exact)
+        if there is not None and (there, c.function) in returns:
+            return there
+        inside: list[str] = []
+        for path, function in returns:
+            package = module_of(path)[:-1]
+            named = package if c.exact else package[-len(c.module) :]  # a relative import names it exactly
+            if function == c.function and path != fl.path and package and named == c.module:
+                inside.append(path)
+        return inside[0] if len(inside) == 1 else None
+
     extra: dict[tuple[str, int, int], set[tuple[str, int, int]]] = {}
     for fl in flows:
         for p in fl.passed:
@@ -119,7 +133,7 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
                 if (e.param == p.keyword) if p.keyword is not None else (p.position == e.position >= 0):
                     extra.setdefault((fl.path, *p.origin), set()).add((there, e.line, e.column))
         for c in fl.calls:
-            if (there := file_of(fl, c.module, c.exact)) is not None:
+            if (there := returning(fl, c)) is not None:
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
     if not extra:

@@ -21,6 +21,7 @@ from .scanrules import RuleSet, ScanRule
 
 CODE_WIDTH = 100
 MAX_FOLLOW = 6  # how many names deep a value is followed
+_ANY = object()  # a mapping key that is not a constant, or a lookup by one
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks Python's tokenizer counts (str.splitlines counts more)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
@@ -381,8 +382,9 @@ class FileScan:
             parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             return _union([self.values(p, scope, depth) for p in parts])
         if (looked := _lookup(node)) and depth < MAX_FOLLOW:  # TABLE[key], TABLE.get(key, default)
-            table, defaults = looked
-            v = _union([self.values(e, scope, depth + 1) for e in defaults] + self.entries(table, scope, depth + 1))
+            table, defaults, key = looked
+            held = self.entries(table, scope, depth + 1, key)
+            v = _union([self.values(e, scope, depth + 1) for e in defaults] + held)
             return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Name) and depth < MAX_FOLLOW:
             found = self.exprs(node.id, scope)
@@ -424,15 +426,31 @@ class FileScan:
         """One scope per function reached by members() or returned(), its assignments read once."""
         return self._scopes.get(id(fn)) or self._scopes.setdefault(id(fn), Scope(fn, parent))
 
-    def entries(self, table: ast.expr, scope: Scope, depth: int) -> list[Values]:
-        """What a mapping's values may hold: a dict literal's, or those of the dict literals a name is bound to."""
+    def entries(self, table: ast.expr, scope: Scope, depth: int, key: object = _ANY) -> list[Values]:
+        """What a mapping's values may hold: a dict literal's (or ``dict(k=v)``'s), those of the dicts a
+        name is bound to, or of the dicts this file's function returns (``result = f(); result["device"]``).
+        A constant ``key`` picks its entry, when a mapping spells it."""
         found: list[tuple[ast.expr | None, Scope]] = [(table, scope)]
         if isinstance(table, ast.Name):
             found = self.exprs(table.id, scope)
-        dicts = [(e, s) for e, s in found if isinstance(e, ast.Dict)]
-        if not dicts or len(dicts) < len(found):
+        found = [r for e, s in found for r in self._returned_by(e, s, depth)]
+        mappings = [(_mapping(e), s) for e, s in found]
+        if not mappings or any(m is None for m, _ in mappings):
             return [Values(unknown=True)]
-        return [self.values(v, s, depth) for e, s in dicts for v in e.values]
+        out = []
+        for pairs, s in mappings:
+            assert pairs is not None  # checked above
+            picked = [v for k, v in pairs if k is _ANY or k == key] if key is not _ANY else []
+            out += [self.values(v, s, depth) for v in picked or [v for _, v in pairs]]  # no match: any entry
+        return out
+
+    def _returned_by(self, e: ast.expr | None, scope: Scope, depth: int) -> list[tuple[ast.expr | None, Scope]]:
+        """A call of this file's function by its plain name: what that function returns; else ``e`` itself."""
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and depth < MAX_FOLLOW:
+            bound = _binding(e.func.id, scope)
+            if bound and not bound[1] and (returns := self.returned(e.func.id, bound[0])):
+                return returns
+        return [(e, scope)]
 
     def is_mask(self, node: ast.expr, scope: Scope, depth: int = 0) -> tuple[bool, bool]:
         """Whether an index is a boolean mask (a comparison, or a name bound to one); and followed."""
@@ -491,14 +509,29 @@ def _union(parts: list[Values]) -> Values:
     )
 
 
-def _lookup(node: ast.expr) -> tuple[ast.expr, list[ast.expr | None]] | None:
-    """(the mapping, the defaults) of ``M[key]`` or ``M.get(key[, default])``, else None."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Dict)):
-        return node.value, []
+def _lookup(node: ast.expr) -> tuple[ast.expr, list[ast.expr | None], object] | None:
+    """(the mapping, the defaults, the key if a constant else _ANY) of ``M[key]`` or ``M.get(key[,
+    default])``, else None. ``M`` is a name, a dict literal, or a call (``f()["device"]``)."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Dict, ast.Call)):
+        return node.value, [], _key(node.slice)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         if isinstance(node.func.value, (ast.Name, ast.Dict)) and 1 <= len(node.args) <= 2 and not node.keywords:
             defaults: list[ast.expr | None] = [*node.args[1:]] or [None]  # no default: None when the key is missing
-            return node.func.value, defaults
+            return node.func.value, defaults, _key(node.args[0])
+    return None
+
+
+def _key(node: ast.expr) -> object:
+    return node.value if isinstance(node, ast.Constant) else _ANY
+
+
+def _mapping(e: ast.expr | None) -> list[tuple[object, ast.expr]] | None:
+    """(key, value) of each entry of a dict literal or a ``dict(k=v, ...)`` call (a key that is no
+    constant, or ``**more``, is _ANY); None for anything else."""
+    if isinstance(e, ast.Dict):
+        return [(k.value if isinstance(k, ast.Constant) else _ANY, v) for k, v in zip(e.keys, e.values, strict=True)]
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and e.func.id == "dict" and not e.args:
+        return [(k.arg if k.arg else _ANY, k.value) for k in e.keywords]
     return None
 
 
