@@ -463,3 +463,28 @@ def test_a_key_of_a_returned_dict_holds_only_that_entry(real: RuleSet):
     related = {f.line: f.related for f in scan_source(code, "t.py", real)}
     assert related[2] == ((7, 1),)  # x.to(result["device"]); not y.to(result["rank"])
     assert related[5] == ((9, 1),)  # other()["backend"], looked up on the call itself
+
+
+def test_the_uses_of_a_name_a_reported_import_binds_are_its_places(real: RuleSet):
+    """Swin-Transformer: 'from apex.optimizers import FusedAdam' is the line to change, and each
+    FusedAdam(...) and amp.normalization.FusedLayerNorm is one of its places; a use that is a finding of
+    its own (torch.cuda.amp.autocast()) stays one, and a name no reported import bound is no place."""
+    code = textwrap.dedent(
+        """\
+        import torch
+        try:
+            from apex.optimizers import FusedAdam, FusedLAMB
+        except ImportError:
+            FusedAdam = None
+        import apex as amp
+        import torch.cuda.amp as tamp
+        opt = FusedAdam(params) if fused else FusedLAMB(params)
+        norm = amp.normalization.FusedLayerNorm
+        with tamp.autocast():
+            other = Adam(params)
+        """
+    )
+    related = {(f.line, f.rule): f.related for f in scan_source(code, "t.py", real)}
+    assert related[(3, "apex-import")] == ((8, 7), (8, 39))
+    assert related[(6, "apex-import")] == ((9, 8),)
+    assert related[(10, "cuda-amp-calls")] == () and related[(7, "cuda-amp")] == ()  # its own finding

@@ -198,6 +198,8 @@ class Visitor:
         root = node.value
         while isinstance(root, ast.Attribute):
             root = root.value
+        if type(root) is ast.Name and root.id in self.s.imported:  # amp.normalization.FusedLayerNorm
+            self.s.imported_use(root.id, node)
         if type(root) not in _LEAVES:
             self.visit(root, scope, loop)
 
@@ -216,6 +218,8 @@ class Visitor:
             self.attribute(func, path, chain)
             while isinstance(func, ast.Attribute):
                 func = func.value
+        if type(func) is ast.Name and func.id in self.s.imported:  # FusedAdam(...), apex.amp.initialize(...)
+            self.s.imported_use(func.id, node)
         if type(func) not in _LEAVES:
             self.visit(func, scope, loop)
         lits = self.lits

@@ -191,6 +191,10 @@ class FileScan:
     # device places whose value is what a call returns (``x.to(dist_util.dev())``), and the module's scope:
     # the call may be of another module's function that returns a device (kb.scanflow)
     returned_uses: list[tuple[ast.Call, ast.Call]] = field(default_factory=list)
+    # names bound by an import a rule reports (FusedAdam of 'from apex.optimizers import FusedAdam'): the
+    # import; each use of the name is one of that finding's places, unless a finding itself
+    imported: dict[str, ast.stmt] = field(default_factory=dict)
+    imported_uses: list[tuple[ast.stmt, ast.AST]] = field(default_factory=list)
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
@@ -237,12 +241,20 @@ class FileScan:
         origin, the line to change, and ``node`` becomes one of its uses."""
         self.links.append((origin, node, rule))
 
+    def imported_use(self, name: str, node: ast.AST) -> None:
+        """``node`` uses ``name``, which an import a rule reports bound."""
+        self.imported_uses.append((self.imported[name], node))
+
     def finish(self) -> list[Finding]:
         """The findings, sorted, each with the uses that were traced back to it."""
         at: dict[tuple[int, int], tuple[int, int, str]] = {}
         for key in sorted(self.findings):
             at.setdefault(key[:2], key)
         uses: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
+        for statement, use in self.imported_uses:  # a use that is a finding of its own speaks for itself
+            spoke = at.get(self.position(statement)[:2])
+            if spoke is not None and (place := self.position(use)[:2]) not in at and place != spoke[:2]:
+                uses.setdefault(spoke, []).append(place)
         for origin, node, rule in self.links:
             line_no, column, _ = self.position(origin)
             found = at.get((line_no, column))
@@ -314,6 +326,9 @@ class FileScan:
                 cut = m.rfind(".", 0, cut)
         for rule in dict.fromkeys(hit):
             self.add(node, rule)
+        if hit:
+            bound = [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
+            self.imported.update(dict.fromkeys(bound, node))
         if any(m.startswith(("torch.cuda", "torch.backends.cud")) for m in modules):
             self.uses_cuda = True
 
