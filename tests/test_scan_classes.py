@@ -369,7 +369,9 @@ def test_the_concise_format(tmp_path):
         text=True,
         timeout=60,
     )
-    assert result.stdout.splitlines() == ["t.py:2:1: TPU109 `torch.cuda.synchronize()` waits for GPU work only."]
+    assert result.stdout.splitlines() == [
+        "t.py:2:1: TPU109 `torch.cuda.synchronize()` waits for GPU work only: on a TPU host, whose torch is the CPU build, it raises."
+    ]
     assert result.returncode == 1
 
 
@@ -488,3 +490,19 @@ def test_the_uses_of_a_name_a_reported_import_binds_are_its_places(real: RuleSet
     assert related[(3, "apex-import")] == ((8, 7), (8, 39))
     assert related[(6, "apex-import")] == ((9, 8),)
     assert related[(10, "cuda-amp-calls")] == () and related[(7, "cuda-amp")] == ()  # its own finding
+
+
+def test_a_rank_index_kept_on_an_attribute_is_reported_where_it_is_computed(real: RuleSet):
+    """deit: args.gpu = args.rank % torch.cuda.device_count(), then torch.cuda.set_device(args.gpu);
+    --fix renames device_count(), and the line is still wrong: the rank index is its own finding."""
+    code = textwrap.dedent(
+        """\
+        import torch
+        def init(args):
+            args.gpu = args.rank % torch.cuda.device_count()
+            torch.cuda.set_device(args.gpu)
+            torch.accelerator.set_device_index(args.gpu)
+        """
+    )
+    places = {(f.line, f.rule): f.related for f in scan_source(code, "t.py", real)}
+    assert places[(3, "rank-device-index")] == ((4, 5), (5, 5))

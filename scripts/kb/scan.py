@@ -90,6 +90,7 @@ _TENSOR_TYPES = frozenset(f"torch.cuda.{t}Tensor" for t in ("BFloat16", "Bool", 
 _TENSOR_TYPES |= {f"torch.cuda.{t}Tensor" for t in ("Float", "Half", "Int", "Long", "Short")}
 _OWN_DEVICE = frozenset({"current_device", "current_device_index", "current_device_idx"})
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
+_PICK_INDEX = _SET_INDEX | {"torch.cuda.set_device"}  # a device index a value written elsewhere may hold
 
 
 def _node_types(kind: type) -> set[type]:
@@ -363,6 +364,8 @@ class Visitor:
             return
         if self.ranks:
             self.rank_index(node, path, name, method)
+            if path in _PICK_INDEX and node.args:  # set_device(args.gpu), args.gpu = rank % n: reported there
+                self.device_uses(node, node.args[0], s.values(node.args[0], scope))
         if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
             s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
