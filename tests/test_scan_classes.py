@@ -506,3 +506,10 @@ def test_a_rank_index_kept_on_an_attribute_is_reported_where_it_is_computed(real
     )
     places = {(f.line, f.rule): f.related for f in scan_source(code, "t.py", real)}
     assert places[(3, "rank-device-index")] == ((4, 5), (5, 5))
+
+
+def test_a_name_a_reported_import_binds_has_places_only_in_the_module_the_rule_names(real: RuleSet):
+    """'import torch.cuda.amp' binds torch: torch.zeros() is no place of that import's finding."""
+    code = "import torch.cuda.amp\nx = torch.zeros(2)\ny = torch.nn.Linear(2, 2)\n"
+    (finding,) = scan_source(code, "t.py", real)
+    assert (finding.line, finding.related) == (1, ())

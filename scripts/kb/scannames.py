@@ -319,16 +319,22 @@ class FileScan:
                     self.aliases[a.asname or a.name] = full
         index = self.rules.import_index
         hit: list[ScanRule] = []
+        named: set[str] = set()  # the modules the rules name
         for m in modules:  # a rule for `a.b` matches `a.b` and `a.b.c`: look up each prefix of the name
             cut = len(m)
             while cut > 0:
-                hit += index.get(m[:cut], ())
+                if found := index.get(m[:cut], ()):
+                    hit += found
+                    named.add(m[:cut])
                 cut = m.rfind(".", 0, cut)
         for rule in dict.fromkeys(hit):
             self.add(node, rule)
-        if hit:
-            bound = [a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"]
-            self.imported.update(dict.fromkeys(bound, node))
+        for a in node.names if hit else ():  # the names it binds, each use of which is a place of it
+            root = a.name.split(".")[0]
+            if a.asname or isinstance(node, ast.ImportFrom) and a.name != "*":
+                self.imported[a.asname or a.name] = node
+            elif isinstance(node, ast.Import) and root in named:  # not torch of 'import torch.cuda.amp'
+                self.imported[root] = node
         if any(m.startswith(("torch.cuda", "torch.backends.cud")) for m in modules):
             self.uses_cuda = True
 
