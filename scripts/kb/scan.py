@@ -77,7 +77,9 @@ _FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, type(None)})
 _CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
 _DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these calls' first argument
-_DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST})
+_SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
+# device_strings reads these calls' first argument as a device (set_device(args.gpu): a rank index kept there)
+_DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST, *_SET_INDEX, "torch.cuda.set_device"})
 _LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string", "cuda-tensor-type", "cuda-visible-devices")
 _LITERAL_WORDS = ("cuda", "nccl", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
@@ -89,8 +91,6 @@ _TEXT_METHODS |= {"find", "rfind", "index", "rindex", "count", "partition", "rpa
 _TENSOR_TYPES = frozenset(f"torch.cuda.{t}Tensor" for t in ("BFloat16", "Bool", "Byte", "Char", "Double"))
 _TENSOR_TYPES |= {f"torch.cuda.{t}Tensor" for t in ("Float", "Half", "Int", "Long", "Short")}
 _OWN_DEVICE = frozenset({"current_device", "current_device_index", "current_device_idx"})
-_SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
-_PICK_INDEX = _SET_INDEX | {"torch.cuda.set_device"}  # a device index a value written elsewhere may hold
 
 
 def _node_types(kind: type) -> set[type]:
@@ -364,8 +364,6 @@ class Visitor:
             return
         if self.ranks:
             self.rank_index(node, path, name, method)
-            if path in _PICK_INDEX and node.args:  # set_device(args.gpu), args.gpu = rank % n: reported there
-                self.device_uses(node, node.args[0], s.values(node.args[0], scope))
         if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
             s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
@@ -429,11 +427,7 @@ class Visitor:
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
         s = self.s
         places: list[ast.expr] = []
-        if node.args and (
-            path in ("torch.device", "torch.set_default_device", *AUTOCAST)
-            or (method and name == "to")
-            or (path is None and name == "autocast")
-        ):
+        if node.args and (path in _DEVICE_PATHS or (method and name == "to") or (path is None and name == "autocast")):
             places.append(node.args[0])
         for kw in node.keywords:
             if kw.arg in _PLACE_KEYWORDS or (kw.arg == "type" and path == "torch.device"):

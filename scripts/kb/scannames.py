@@ -385,11 +385,9 @@ class FileScan:
         if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
             if self.resolve(node.func)[0] == "torch.device":  # torch.device(x) holds what x holds
                 return self.values(node.args[0], scope, depth)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and depth < MAX_FOLLOW:
-            bound = _binding(node.func.id, scope)  # device = pick_device(): what this file's function returns
-            if bound and not bound[1] and (returns := self.returned(node.func.id, bound[0])):
-                v = _union([self.values(e, s, depth + 1) for e, s in returns])
-                return Values(v.known, v.unknown, True, v.origins)
+        if returns := self._returned_by(node, scope, depth):  # device = pick_device(), a function of this file
+            v = _union([self.values(e, s, depth + 1) for e, s in returns])
+            return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and depth < MAX_FOLLOW:
             # set in this function (args.x = ...), or for self.x in a method, in any method of its class
             if found := self.exprs(f"{node.value.id}.{node.attr}", scope) or self.members(node, scope):
@@ -454,24 +452,24 @@ class FileScan:
         found: list[tuple[ast.expr | None, Scope]] = [(table, scope)]
         if isinstance(table, ast.Name):
             found = self.exprs(table.id, scope)
-        found = [r for e, s in found for r in self._returned_by(e, s, depth)]
-        mappings = [(_mapping(e), s) for e, s in found]
-        if not mappings or any(m is None for m, _ in mappings):
+        found = [r for e, s in found for r in self._returned_by(e, s, depth) or [(e, s)]]
+        if not found:
             return [Values(unknown=True)]
-        out = []
-        for pairs, s in mappings:
-            assert pairs is not None  # checked above
+        out: list[Values] = []
+        for e, s in found:
+            if (pairs := _mapping(e)) is None:
+                return [Values(unknown=True)]
             picked = [v for k, v in pairs if k is _ANY or k == key] if key is not _ANY else []
             out += [self.values(v, s, depth) for v in picked or [v for _, v in pairs]]  # no match: any entry
         return out
 
     def _returned_by(self, e: ast.expr | None, scope: Scope, depth: int) -> list[tuple[ast.expr | None, Scope]]:
-        """A call of this file's function by its plain name: what that function returns; else ``e`` itself."""
+        """What the function of this file that ``e`` calls by its plain name may return; [] if none."""
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Name) and depth < MAX_FOLLOW:
             bound = _binding(e.func.id, scope)
-            if bound and not bound[1] and (returns := self.returned(e.func.id, bound[0])):
-                return returns
-        return [(e, scope)]
+            if bound and not bound[1]:
+                return self.returned(e.func.id, bound[0])
+        return []
 
     def is_mask(self, node: ast.expr, scope: Scope, depth: int = 0) -> tuple[bool, bool]:
         """Whether an index is a boolean mask (a comparison, or a name bound to one); and followed."""
