@@ -90,6 +90,7 @@ MINI_TABLES = {
           checked_against: torch-tpu==0.2.0
         """,
     "integrations": "[]\n",
+    "frameworks": "[]\n",
     "migration_rules": "[]\n",
     "errors": "[]\n",
     "benchmarks": "[]\n",
@@ -134,7 +135,7 @@ def copy_project(dest: Path) -> Path:
     for name in ("docs", "scripts", "snippets", "overrides"):
         if (ROOT / name).exists():
             shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
-    for name in ("mkdocs.yml", "mkdocs.offline.yml", "torch-tpu.pin"):
+    for name in ("mkdocs.yml", "mkdocs.offline.yml", "torch-tpu.pin", "frameworks.pin"):
         if (ROOT / name).exists():
             shutil.copy2(ROOT / name, dest / name)
     return dest

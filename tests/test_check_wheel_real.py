@@ -11,6 +11,7 @@ import pytest
 
 from buildtools import build, run
 from conftest import ROOT, copy_project
+from kb import fwwheels
 from kb.load import KB, Record
 from kb.namecheck import allowed_names, check_errors, check_record
 from kb.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
@@ -20,10 +21,14 @@ from kb.schema import EnvVar, ErrorEntry, Names
 
 @pytest.fixture(scope="module")
 def wheel():
+    """The pinned torch-tpu wheel, and the framework wheels of frameworks.pin beside it."""
     try:
-        return cached_wheel(ROOT) or fetch_wheel(ROOT)
+        path = cached_wheel(ROOT) or fetch_wheel(ROOT)
     except PackageError as exc:  # pragma: no cover - only without the package index
         pytest.fail(f"could not download the pinned wheel: {exc}")
+    failed = fwwheels.fetch(ROOT, sorted(fwwheels.read_pins(ROOT)))
+    assert failed == [], "could not download the framework wheels: " + "; ".join(map(str, failed))
+    return path
 
 
 def test_check_wheel_passes_on_the_real_wheel(wheel):
@@ -32,17 +37,24 @@ def test_check_wheel_passes_on_the_real_wheel(wheel):
     assert result.stdout.startswith("ok: the handbook matches torch-tpu 0.2.0")
 
 
+def test_the_framework_records_are_held_to_their_wheels(wheel):
+    project = validate_project(ROOT)
+    assert project.problems == []
+    held = [note for note in project.notes if note.startswith("framework check: held to")]
+    assert held and all(pin in held[0] for pin in fwwheels.read_pins(ROOT)), project.notes
+
+
 def test_every_record_carries_checked_against(wheel):
     project = validate_project(ROOT, package=False)
     assert project.kb is not None, project.problems
-    pin = pin_text(ROOT)
+    pins = {pin_text(ROOT), *fwwheels.read_pins(ROOT)}
     missing = [
         f"{rec.path}:{rec.line}"
         for table, records in project.kb.tables.items()
         # benchmarks: timings of this repository's own checks, sourced by their run, not the package
         if table != "benchmarks"
         for rec in records
-        if getattr(rec.model, "checked_against", None) != pin
+        if getattr(rec.model, "checked_against", None) not in pins
     ]
     assert missing == []
 

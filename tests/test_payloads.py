@@ -163,6 +163,21 @@ RECORDS = {
           verified: 2026-11-01
           checked_against: torch-tpu==0.2.0
         """,
+    "frameworks": """\
+        - id: f
+          name: SAFE
+          package: SAFE
+          support: works
+          floor: SAFE
+          ceiling: SAFE
+          page: migrate/page.md#top
+          summary: SAFE
+          note: SAFE
+          status: confirmed
+          sources: [{id: prim, locator: SAFE}]
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
     "benchmarks": """\
         - id: b
           measured: 2026-11-01
@@ -293,6 +308,7 @@ FIELDS = {
     "env_vars": ["purpose", "values", "default", "read_when"],
     "api_map": ["topic", "gpu", "tpu", "note"],
     "integrations": ["name", "role", "package", "note"],
+    "frameworks": ["name", "package", "floor", "ceiling", "summary", "note"],
     "migration_rules": ["message", "suggestion"],
     "errors": ["message", "cause", "fix"],
     "benchmarks": ["machine", "command", "note", "name", "version", "fault", "injected", "what"],

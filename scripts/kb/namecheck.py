@@ -45,14 +45,21 @@ class Allowed:
 
 
 def check_names(
-    kb: KB, pages: Iterable[Page], snippets: Path, index: WheelIndex, pin: str, shown_root: Path
+    kb: KB,
+    pages: Iterable[Page],
+    snippets: Path,
+    index: WheelIndex,
+    pin: str,
+    shown_root: Path,
+    others: frozenset[str] = frozenset(),
 ) -> list[Problem]:
-    """Every way the handbook can disagree with the wheel, as Problems."""
+    """Every way the handbook can disagree with the wheel, as Problems. ``others`` are the framework
+    pins a record may be checked against instead (``kb.fwwheels`` holds those records to their wheels)."""
     allowed = allowed_names(kb, index)
     problems: list[Problem] = []
     for records in kb.tables.values():
         for rec in records:
-            problems += check_record(rec, index, pin, allowed)
+            problems += check_record(rec, index, pin, allowed, others)
     for page in pages:
         problems += check_text_lines(page.shown, page.text, 1, index, allowed)
     if snippets.is_dir():
@@ -85,13 +92,18 @@ def allowed_names(kb: KB, index: WheelIndex) -> Allowed:
 # ---- records ----
 
 
-def check_record(rec: Record[Model], index: WheelIndex, pin: str, allowed: Allowed) -> list[Problem]:
+def check_record(
+    rec: Record[Model], index: WheelIndex, pin: str, allowed: Allowed, others: frozenset[str] = frozenset()
+) -> list[Problem]:
     model = rec.model
     problems: list[Problem] = []
     found = f"in {pin}"
-    if isinstance(model, Checked) and model.checked_against != pin:
+    if isinstance(model, Checked) and model.checked_against != pin and model.checked_against not in others:
+        also = f", or a line of frameworks.pin: {', '.join(sorted(others))}" if others else ""
         problems.append(
-            _at(rec, ("checked_against",), f"'{model.checked_against}' is not the pinned release (expected {pin})")
+            _at(
+                rec, ("checked_against",), f"'{model.checked_against}' is not the pinned release (expected {pin}{also})"
+            )
         )
     if isinstance(model, Names):
         for kind, names in (("api", model.api), ("env", model.env), ("backend", model.backend)):

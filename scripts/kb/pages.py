@@ -18,7 +18,7 @@ from .errors import Problem
 from .load import KB, Record
 from .mdscan import code_mask, prose_lines
 from .render import Ctx, abbreviations, render_markdown
-from .schema import ErrorEntry, MigrationRule, Source
+from .schema import ErrorEntry, Framework, MigrationRule, Source
 from .yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, decode, parse, read_text
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
@@ -492,12 +492,13 @@ def appendix(kb: KB) -> str:
 
 
 def check_section_links(kb: KB, pages: list[Page]) -> list[Problem]:
-    """Every scanner rule's and error entry's ``page`` is a page and anchor that exist."""
+    """Every scanner rule's, error entry's and framework's ``page`` is a page and anchor that exist."""
     by_uri = {p.src_uri: p for p in pages}
     problems = []
-    rows: list[Record[MigrationRule] | Record[ErrorEntry]] = [
+    rows: list[Record[MigrationRule] | Record[ErrorEntry] | Record[Framework]] = [
         *kb.rows("migration_rules", MigrationRule),
         *kb.rows("errors", ErrorEntry),
+        *kb.rows("frameworks", Framework),
     ]
     for rec in rows:
         uri, _, anchor = rec.model.page.partition("#")

@@ -7,6 +7,7 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import fwwheels
 from .allowlist import check_scripts
 from .editlinks import check_environment
 from .errors import Problem
@@ -279,7 +280,11 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
             index = load_index(wheel)
     except PackageError as exc:
         return [exc.problem]
-    problems = check_names(project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root)
+    others = frozenset(fwwheels.framework_pins(project.root))
+    problems = check_names(
+        project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root, others
+    )
+    problems += fwwheels.check(project.kb, project.root, project.notes)
     problems += check_errors(project.kb, index)
     problems += check_facts(project.kb, index)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")

@@ -31,6 +31,7 @@ from .schema import (
     EnvVar,
     ErrorEntry,
     Figure,
+    Framework,
     Hardware,
     Integration,
     Limit,
@@ -395,6 +396,17 @@ def _unit(name: str, unit: str) -> Callable[[Ctx, Record[Model]], str]:
     return lambda ctx, r: text(with_unit(getattr(r.model, name), unit))
 
 
+def _framework(ctx: Ctx, r: Record[Framework]) -> str:
+    """The framework's name, linked to its page's section, and its package."""
+    m = r.model
+    return f"{_anchor('fw', r)}[**{text(m.name)}**]({ctx.link(m.page)})<br><code>{md_text(m.package)}</code>"
+
+
+def _versions(ctx: Ctx, r: Record[Framework]) -> str:
+    m = r.model
+    return text(f"from {m.floor}" + (f"; checked up to {m.ceiling}" if m.ceiling else ""))
+
+
 def _package(ctx: Ctx, r: Record[Integration]) -> str:
     pkg = r.model.package
     return f"<code>{md_text(pkg)}</code>" if pkg else "none named"
@@ -490,6 +502,12 @@ COLUMNS: dict[str, list[Column]] = {
         *_cells(("Role", "role")),
         Column("Package", _typed(Integration, _package)),
         *_cells(("Note", "note")),
+        *STATUS_AND_SOURCES,
+    ],
+    "frameworks": [
+        Column("Framework", _typed(Framework, _framework)),
+        Column("Versions", _typed(Framework, _versions)),
+        *_cells(("On torch-tpu 0.2.0", "support"), ("What it does on a TPU host", "summary")),
         *STATUS_AND_SOURCES,
     ],
     "migration_rules": [

@@ -173,6 +173,9 @@ class Source(Checked, Noted):
     accessed: IsoDate
     kind: SourceKind
     language: Annotated[str, Field(pattern=r"^[a-z]{2}$")]
+    # A framework's released wheel (``transformers==5.25.0``, one of ``frameworks.pin``): every
+    # locator citing this source is ``FILE:LINE[-LINE] `token` ...``, checked against that wheel.
+    wheel: Optional[Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]+==[0-9][0-9A-Za-z.+-]*$")]] = None
 
 
 class Claim(Sourced):
@@ -252,6 +255,27 @@ class Integration(Sourced, Noted):
     name: Text
     role: Text
     package: Optional[Text] = None
+
+
+Support = Literal["works", "works-with-limits", "not-supported"]
+SUPPORT: tuple[str, ...] = get_args(Support)
+
+
+class Framework(Sourced, Noted):
+    """A training or serving framework on a TorchTPU host: one row of the framework matrix.
+
+    ``checked_against`` is the framework's own pin (a line of ``frameworks.pin``), and ``sources``
+    cite its wheel; ``floor`` is the oldest release the row holds for, ``ceiling`` the newest one
+    checked.
+    """
+
+    name: Text
+    package: Text
+    support: Support
+    floor: Text
+    ceiling: Optional[Text] = None
+    page: Annotated[str, Field(pattern=r"^[a-z0-9/_-]+\.md#[a-z0-9_-]+$")]  # its page and section
+    summary: Text  # what it does by itself on a TPU host, in one or two sentences
 
 
 class Term(Names):
@@ -586,6 +610,7 @@ TABLES: dict[str, type[Model]] = {
     "api_map": ApiMap,
     "hardware": Hardware,
     "integrations": Integration,
+    "frameworks": Framework,
     "glossary": Term,
     "migration_rules": MigrationRule,
     "errors": ErrorEntry,

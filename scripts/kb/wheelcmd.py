@@ -7,6 +7,7 @@ import sys
 import time
 from pathlib import Path
 
+from . import fwwheels
 from .errors import Problem, finish
 from .package import (
     INVENTORY,
@@ -52,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     except _Stop as exc:
         print(exc, file=sys.stderr)
         return 2
-    problems = _pin_and_inventory(args, index, path, project_name, version) + _handbook(args.root, index)
+    problems = _frameworks(args) + _pin_and_inventory(args, index, path, project_name, version)
+    problems += _handbook(args.root, index)
     took = time.perf_counter() - start
     ok = f"ok: the handbook matches {index.project} {index.version} ({path.name}, {took:.2f} s)"
     return finish(problems, f"against {path.name} ({took:.2f} s)", ok)
@@ -72,6 +74,17 @@ def _wheel(args: argparse.Namespace, project_name: str, version: str) -> Path:
     if not path.is_file():
         raise _Stop(f"{path}:1: no such file (expected a .whl)")
     return path
+
+
+def _frameworks(args: argparse.Namespace) -> list[Problem]:
+    """Download the framework wheels of ``frameworks.pin`` that are not cached (unless --offline)."""
+    if args.offline or args.wheel is not None:
+        return []
+    try:
+        pins = fwwheels.read_pins(args.root)
+    except fwwheels.PinError as exc:
+        return [exc.problem]
+    return fwwheels.fetch(args.root, sorted(pins))
 
 
 def _print_diff(against: Path, index: WheelIndex) -> int:
