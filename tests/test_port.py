@@ -15,6 +15,7 @@ import difflib
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +23,8 @@ from pathlib import Path
 import pytest
 import torch
 import yaml
+
+from pagecmds import Block, all_marked_blocks, marked_blocks
 
 ROOT = Path(__file__).resolve().parents[1]
 PORT = ROOT / "snippets" / "port"
@@ -67,19 +70,22 @@ def losses(stdout: str) -> list[float]:
     return [float(loss) for _, loss in ITER_LINE.findall(stdout)]
 
 
-def check_training_run(result: subprocess.CompletedProcess[str], out_dir: Path) -> dict:
-    """The run exits 0, logs one finite, falling loss per step and leaves a loadable checkpoint."""
+def check_training_run(
+    result: subprocess.CompletedProcess[str], out_dir: Path, iters: int = MAX_ITERS, shown: str = ""
+) -> dict:
+    """The run exits 0, logs one finite, falling loss per step and leaves a loadable checkpoint
+    (``shown``: the checkpoint's path as the run prints it, by default ``out_dir/ckpt.pt``)."""
     output = f"--- stdout\n{result.stdout}\n--- stderr\n{result.stderr[-3000:]}"
     assert result.returncode == 0, output
     assert "Traceback" not in result.stderr, output
     steps = [int(n) for n, _ in ITER_LINE.findall(result.stdout)]
-    assert steps == list(range(MAX_ITERS)), output
+    assert steps == list(range(iters)), output
     values = losses(result.stdout)
     assert all(math.isfinite(v) for v in values), output
-    assert values[-1] < values[0], f"the loss should fall over {MAX_ITERS} steps: {values}"
-    assert f"saved checkpoint to {out_dir / 'ckpt.pt'}" in result.stdout, output
+    assert values[-1] < values[0], f"the loss should fall over {iters} steps: {values}"
+    assert f"saved checkpoint to {shown or out_dir / 'ckpt.pt'}" in result.stdout, output
     checkpoint = torch.load(out_dir / "ckpt.pt", map_location="cpu")
-    assert checkpoint["iter_num"] == MAX_ITERS
+    assert checkpoint["iter_num"] == iters
     assert {"model", "optimizer", "config"} <= set(checkpoint)
     return checkpoint
 
@@ -217,18 +223,80 @@ def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
 
 
+# --- the commands the page tells the reader to run, run exactly as written ---------------------
+# Each is a fenced block marked {data-run="FOLDER"} (tests/pagecmds.py); every marked block of the
+# docs has one check below, which runs its text unchanged with bash, from FOLDER.
+
+VERIFY = r"^python train_tpu\.py "
+SCAN_DIFF = r"^\./dev scan --diff \S*train_gpu\.py$"
+SCAN_PORT = r"^\./dev scan \S*train_tpu\.py$"
+CHECKED = (VERIFY, SCAN_DIFF, SCAN_PORT)
+
+
+def page_block(pattern: str) -> Block:
+    found = [b for b in marked_blocks(PAGE) if re.search(pattern, b.command.strip())]
+    assert len(found) == 1, f"{PAGE.name}: expected one block marked data-run matching {pattern}, found {found}"
+    return found[0]
+
+
+def run_block(block: Block, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The block's text, unchanged, through bash in ``cwd``, with this interpreter as ``python``."""
+    path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    env = dict(os.environ, PATH=path, CUDA_VISIBLE_DEVICES="", PYTHONDONTWRITEBYTECODE="1")
+    env.pop("PYTHONPATH", None)
+    return subprocess.run(
+        ["bash", "-c", block.command], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S
+    )
+
+
+def test_every_marked_block_in_the_docs_has_a_check():
+    blocks = all_marked_blocks(ROOT / "docs")
+    assert blocks, "no block marked data-run in docs/"
+    for block in blocks:
+        where = f"{block.page.relative_to(ROOT)}:{block.line}"
+        assert block.page == PAGE, f"{where}: a marked block with no check (add one in tests/)"
+        assert sum(bool(re.search(p, block.command.strip())) for p in CHECKED) == 1, f"{where}: no check"
+        assert (ROOT / block.cwd).is_dir(), f"{where}: data-run names no folder of the handbook"
+
+
+def test_the_pages_verify_command_runs_as_written(tmp_path):
+    """Verify, step 1: one iter line per step (five), a falling loss, an eval line, the checkpoint.
+    It writes out/ into its folder, so it runs in a copy of snippets/port/."""
+    block = page_block(VERIFY)
+    assert block.cwd == "snippets/port"
+    folder = tmp_path / block.cwd
+    shutil.copytree(ROOT / block.cwd, folder)
+    result = run_block(block, folder)
+    check_training_run(result, folder / "out", iters=5, shown="out/ckpt.pt")
+    assert "rank 0 (local 0) of 1 on cpu" in result.stdout
+    assert re.search(r"^eval 5: train \S+, val \S+$", result.stdout, re.M), result.stdout
+
+
 def test_scan_diff_is_the_mechanical_part_of_the_port():
-    """`./dev scan --diff port/train_gpu.py` prints train.fix.diff, and every line it changes is
-    a line the hand port changes too: the scanner does the mechanical part of this very port."""
-    live = _scan("--diff", "port/train_gpu.py", cwd=ROOT / "snippets")
+    """Step 1's `./dev scan --diff` of train_gpu.py, from the handbook's root, exits 1 and
+    prints train.fix.diff (shown on the page), and every line it changes is a line the hand port
+    changes too: the scanner does the mechanical part of this very port."""
+    block = page_block(SCAN_DIFF)
+    assert block.cwd == "."
+    live = run_block(block, ROOT)
     if os.environ.get("KB_UPDATE_DIFF") == "1":
         FIX_DIFF.write_text(live.stdout)
+    assert live.returncode == 1, live.stderr[-3000:]
     assert live.stdout == FIX_DIFF.read_text(), "snippets/port/train.fix.diff is stale: KB_UPDATE_DIFF=1 regenerates it"
     changed = {
         line for line in FIX_DIFF.read_text().splitlines() if line.startswith("-") and not line.startswith("---")
     }
     ported = {line for line in DIFF.read_text().splitlines() if line.startswith("-")}
     assert changed and changed <= ported, changed - ported
+
+
+def test_the_port_scans_with_nothing_to_change():
+    """Verify, step 2: nothing under must-change, exit status 0."""
+    block = page_block(SCAN_PORT)
+    assert block.cwd == "."
+    result = run_block(block, ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr[-3000:]
+    assert "by severity: must-change 0," in result.stdout, result.stdout
 
 
 def test_the_fixed_gpu_script_trains_on_the_cpu_without_being_told(tmp_path):

@@ -428,6 +428,16 @@ class MigrationRule(Sourced):
 ExceptionName = Annotated[str, Field(pattern=r"^(?:[A-Z][A-Za-z0-9]*(?:Error|Exception|Warning|Interrupt)|warning)$")]
 
 
+class RaisedBy(Model):
+    """A call that raises an error entry's message in the setup the handbook assumes (torch 2.13, one
+    process per device, no compatibility switch), unless its arguments are written as one of
+    ``except_args`` (each the arguments' source as ``ast.unparse`` writes them, e.g. ``"0"``). An
+    api_map row whose TPU side writes such a call fails validation (``kb/agree.py``)."""
+
+    call: DottedName
+    except_args: list[Text] = []
+
+
 class ErrorEntry(Sourced):
     """A message the package prints, as a reader pastes it: where it comes from, why, and the fix.
 
@@ -443,6 +453,7 @@ class ErrorEntry(Sourced):
     cause: Text
     fix: Text
     page: Annotated[str, Field(pattern=r"^[a-z0-9/_-]+\.md#[a-z0-9_-]+$")]
+    raised_by: list[RaisedBy] = []
 
     @model_validator(mode="after")
     def _values_are_explained(self) -> "ErrorEntry":

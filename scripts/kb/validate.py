@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from . import diagrams
+from . import agree, diagrams
 from .errors import Problem
 from .load import KB, Record, is_row
 from .schema import PRIMARY_KINDS, MigrationRule, Model, Source, Sourced
@@ -34,6 +34,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
                 problems += _status(rec, sources)
             problems += _dates(rec, today)
     problems += _rules(kb)
+    problems += agree.check(kb)
     problems += _sources(kb, cited)
     return problems
 

@@ -2,6 +2,8 @@
 
 On TPU, use the right-hand column. TorchTPU 0.2.0 keeps torch.tpu.device_count() and
 similar calls internal: calling them raises a RuntimeError that names the replacement.
+torch.cuda.set_device(local_rank) has no entry: drop it, because each TorchTPU worker already
+owns its device as index 0 and set_device_index(local_rank) raises on every rank but 0.
 """
 
 import torch
@@ -10,7 +12,6 @@ CUDA_TO_ACCELERATOR = {
     "torch.cuda.is_available": "torch.accelerator.is_available",
     "torch.cuda.device_count": "torch.accelerator.device_count",
     "torch.cuda.current_device": "torch.accelerator.current_device_index",
-    "torch.cuda.set_device": "torch.accelerator.set_device_index",
     "torch.cuda.synchronize": "torch.accelerator.synchronize",
     "torch.cuda.memory_allocated": "torch.accelerator.memory_allocated",
     "torch.cuda.max_memory_allocated": "torch.accelerator.max_memory_allocated",
