@@ -46,6 +46,22 @@ QUERIES: list[Query] = [
     Query("jax_op", "migrate/custom-kernels.md"),
     Query("Helion", "migrate/custom-kernels.md"),
     Query("Pallas", "migrate/custom-kernels.md"),
+    # Frameworks
+    Query("Hugging Face Trainer TPU", "frameworks/transformers.md"),
+    Query("TrainingArguments bf16", "frameworks/transformers.md"),
+    Query("accelerate fp16 tpu", "frameworks/accelerate.md"),
+    Query("accelerate launch", "frameworks/accelerate.md"),
+    Query("Lightning accelerator tpu", "frameworks/lightning.md"),
+    Query("Ray Train ScalingConfig use_tpu", "frameworks/ray-train.md"),
+    Query("torchtitan", "frameworks/torchtitan.md"),
+    Query("diffusers pipeline", "frameworks/diffusers.md"),
+    Query("LoRA PEFT", "frameworks/peft-trl.md"),
+    # Attention
+    Query("FlexAttention", "migrate/attention.md"),
+    Query("packed sequences", "migrate/attention.md"),
+    Query("sliding window attention", "migrate/attention.md"),
+    Query("ReduceOp.AVG", "migrate/distributed.md"),
+    Query("async_op", "migrate/distributed.md"),
     # Serving
     Query("vLLM", "migrate/serving.md"),
     # Limits and roadmap

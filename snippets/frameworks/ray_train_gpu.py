@@ -1,0 +1,27 @@
+"""Ray Train on GPU workers: each worker gets a CUDA device and NCCL."""
+
+import ray.train
+import ray.train.torch
+import torch
+from ray.train import ScalingConfig
+from ray.train.torch import TorchTrainer
+
+
+def train_loop(config):
+    device = ray.train.torch.get_device()  # cuda:<local rank>
+    model = ray.train.torch.prepare_model(torch.nn.Linear(32, 1))  # DDP with device_ids
+    optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    for step in range(config["steps"]):
+        loss = model(torch.randn(8, 32, device=device)).pow(2).mean()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        ray.train.report({"step": step, "loss": loss.item()})
+
+
+trainer = TorchTrainer(
+    train_loop,
+    train_loop_config={"steps": 10},
+    scaling_config=ScalingConfig(num_workers=8, use_gpu=True),
+)
+print(trainer.fit().metrics)
