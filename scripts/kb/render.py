@@ -404,7 +404,8 @@ def _framework(ctx: Ctx, r: Record[Framework]) -> str:
 
 def _versions(ctx: Ctx, r: Record[Framework]) -> str:
     m = r.model
-    return text(f"from {m.floor}" + (f"; checked up to {m.ceiling}" if m.ceiling else ""))
+    floor = f"from {m.floor}" if m.floor[:1].isdigit() else m.floor  # a release, or why there is none
+    return text(floor + (f"; checked up to {m.ceiling}" if m.ceiling else ""))
 
 
 def _package(ctx: Ctx, r: Record[Integration]) -> str:
