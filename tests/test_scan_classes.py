@@ -125,6 +125,23 @@ CLASSES = [
     ('import os\nos.environ["CUDA_VISIBLE_DEVICES"] = f"{rank % 8}"\n', "cuda-visible-devices"),
     ('import os\nn = len(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(","))\n', "cuda-visible-devices"),
     ('import subprocess\nsubprocess.run(cmd, env={"CUDA_VISIBLE_DEVICES": "1"})\n', "cuda-visible-devices"),
+    # device and precision a framework chooses (docs/data/migration_rules.frameworks.yml)
+    ('import lightning as L\nt = L.Trainer(accelerator="tpu")\n', "lightning-tpu-accelerator"),
+    ('from lightning.fabric import Fabric\nf = Fabric(accelerator="auto", devices=8)\n', "lightning-auto-accelerator"),
+    ("from lightning.pytorch.strategies import XLAStrategy\ns = XLAStrategy()\n", "lightning-xla-strategy"),
+    ('from transformers import TrainingArguments\na = TrainingArguments("o", fp16=True)\n', "trainer-fp16"),
+    ("import transformers\na = transformers.TrainingArguments(output_dir='o', torch_compile=True)\n", "trainer-torch-compile"),
+    ('from accelerate import Accelerator\nacc = Accelerator(mixed_precision="fp16")\n', "accelerate-fp16"),
+    ('from transformers import AutoModel\nm = AutoModel.from_pretrained("x", load_in_8bit=True)\n', "load-in-8bit"),
+    ('from transformers import AutoModel\nm = AutoModel.from_pretrained("x", load_in_4bit=True)\n', "load-in-4bit"),
+    ('from kernels import get_kernel\nk = get_kernel("org/flash")\n', "kernels-get-kernel"),
+    ("from torch.nn.attention.flex_attention import flex_attention\ny = flex_attention(q, k, v)\n", "flex-attention-call"),
+    # collectives tpu_dist does not implement (the distributed page's table)
+    ("import torch.distributed as dist\ndist.reduce(t, dst=0)\n", "dist-reduce"),
+    ("import torch.distributed as dist\ndist.all_reduce_coalesced(ts)\n", "dist-all-reduce-coalesced"),
+    ("import torch.distributed as dist\ndist.all_gather_coalesced(out, ts)\n", "dist-all-gather-coalesced"),
+    ("import torch.distributed as dist\ndist.monitored_barrier()\n", "dist-monitored-barrier"),
+    ("import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.PREMUL_SUM)\n", "premul-sum"),
 ]
 
 
@@ -187,6 +204,11 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         '"""Set CUDA_VISIBLE_DEVICES first."""\nos.environ["TPU_VISIBLE_DEVICES"] = "0"\n',  # a docstring; TPU's
         'd = f"cuda{{0}}"\nlabel = f"cuda {n}"\n',  # text that only starts like a device
         "n = fabric.accelerator.auto_device_count()\n",  # whatever accelerator Fabric chose
+        # the TPU forms of the framework settings
+        'from transformers import TrainingArguments\na = TrainingArguments("o", bf16=True, fp16=False)\n',
+        'from accelerate import Accelerator\nacc = Accelerator(mixed_precision="bf16")\n',
+        "import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.AVG)\n",
+        "m = AutoModel.from_pretrained('x', load_in_8bit=False)\n",
     ],
 )
 def test_clean_code_is_not_flagged(real, code):
