@@ -38,6 +38,8 @@ from kb.errors import Problem  # noqa: E402
 from kb.yamlload import Located, YAMLProblem, load_file  # noqa: E402
 
 LABELS = ("breaks", "change", "review")
+# The kinds of training code the corpus spans (issue 34): a repository's optional ``style``.
+STYLES = ("raw-loop", "trainer-accelerate", "lightning", "diffusion-gan-custom-ops", "gpt-triton-fp8", "rl", "serving")
 DEFAULT_LABELS = ROOT / "benchmarks" / "scan_labels.yml"
 DEFAULT_MIRROR = Path("/work/.mirror")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -81,8 +83,10 @@ def parse_labels(located: Located, shown: str) -> list[RepoLabels]:
         if not isinstance(item, dict):
             bad((i,), "expected a mapping with repo, commit and files")
             continue
-        for key in sorted(set(item) - {"repo", "commit", "files"}):
-            bad((i, key), f"unknown key '{key}' (expected repo, commit, files)")
+        for key in sorted(set(item) - {"repo", "commit", "style", "files"}):
+            bad((i, key), f"unknown key '{key}' (expected repo, commit, style, files)")
+        if "style" in item and item["style"] not in STYLES:
+            bad((i, "style"), f"style '{item['style']}' is not one of {', '.join(STYLES)}")
         repo, commit, files = item.get("repo"), item.get("commit"), item.get("files")
         if not isinstance(repo, str) or not _REPO.match(repo):
             bad((i, "repo"), "repo must be owner/name")

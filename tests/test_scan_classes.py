@@ -15,7 +15,7 @@ import pytest
 
 from conftest import ROOT
 from kb.scan import scan_source, silenced
-from kb.scanreport import concise_report, safe, sarif_report
+from kb.scanreport import concise_report, json_report, safe, sarif_report
 from kb.scanrules import RuleSet, load_rules
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
@@ -535,3 +535,22 @@ def test_a_name_a_reported_import_binds_has_places_only_in_the_module_the_rule_n
     code = "import torch.cuda.amp\nx = torch.zeros(2)\ny = torch.nn.Linear(2, 2)\n"
     (finding,) = scan_source(code, "t.py", real)
     assert (finding.line, finding.related) == (1, ())
+
+
+def test_code_a_true_not_cuda_or_skips_is_review_and_reported_so(real):
+    """``not torch.cuda.is_available() or X``: on a TPU host the ``or`` stops at the true ``not``, so X
+    never runs there and the whole is True (bf16 kept); with ``and`` the probe's False loses bf16."""
+    code = (
+        "import torch\n"
+        "use_bf16 = not torch.cuda.is_available() or torch.cuda.is_bf16_supported()\n"
+        "dtype = torch.bfloat16 if torch.cuda.is_available() and torch.cuda.is_bf16_supported() else torch.float32\n"
+    )
+    findings = scan_source(code, "t.py", real)
+    severity = {(f.line, f.rule): f.severity for f in findings}
+    assert severity[(2, "cuda-bf16-probe")] == "review"
+    assert severity[(3, "cuda-bf16-probe")] == "must-change"
+    rows = json.loads(json_report(findings, [], 1))["findings"]
+    assert [(r["line"], r["severity"]) for r in rows if r["rule"] == "cuda-bf16-probe"] == [
+        (2, "review"),
+        (3, "must-change"),
+    ]

@@ -50,7 +50,7 @@ from typing import Any, Callable
 
 from .errors import Problem
 from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
-from .scanguard import apply_guards, mark_unguarded
+from .scanguard import apply_guards, mark_unguarded, soften_short_circuited
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -652,6 +652,7 @@ def _scan(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], FileSca
     kept = [f for f in findings if f.rule not in broad or broad[f.rule] >= narrowest[(f.line, f.column)]]
     if "is_available" in text:
         kept = apply_guards(tree, kept, rules, state.line)
+        kept = soften_short_circuited(tree, kept, state.resolve, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):

@@ -121,6 +121,37 @@ def mark_unguarded(
     ]
 
 
+def _short_circuited(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[Span]:
+    """Where the later operands of ``not <call> or ...`` are: on a TPU host the ``or`` stops at the
+    true ``not``, so they never run and the whole is True (``not cuda or cuda.is_bf16_supported()``)."""
+    negation = parents.get(call)
+    owner = parents.get(negation) if isinstance(negation, ast.UnaryOp) and isinstance(negation.op, ast.Not) else None
+    if not isinstance(owner, ast.BoolOp) or not isinstance(owner.op, ast.Or):
+        return []
+    return _spans(owner.values[owner.values.index(negation) + 1 :])  # type: ignore[arg-type]
+
+
+def soften_short_circuited(
+    tree: ast.Module,
+    findings: list[Finding],
+    resolve: Callable[[ast.expr], tuple[str | None, str]],
+    line: Callable[[int], str],
+) -> list[Finding]:
+    """``findings`` with each must-change one after ``not torch.cuda.is_available() or`` made review:
+    that code never runs on a TPU host, as the label conventions count a branch TPU never enters."""
+    spans: list[Span] = []
+    for parents in _parents(tree, {f.line for f in findings if f.severity == "must-change"}):
+        for node in parents:
+            if isinstance(node, ast.Call) and not node.args and not node.keywords and resolve(node.func)[0] == PROBE:
+                spans += _short_circuited(node, parents)
+    if not spans:
+        return findings
+    return [
+        f._replace(severity="review") if f.severity == "must-change" and _inside(spans, f.line, f.column, line) else f
+        for f in findings
+    ]
+
+
 def cuda_only_guards(
     tree: ast.Module, probes: set[tuple[int, int]], blockers: list[tuple[int, int]], line: Callable[[int], str]
 ) -> set[tuple[int, int]]:

@@ -43,6 +43,8 @@ from .errors import Problem
 from .scannames import Finding
 from .scanrules import SEVERITIES, ScanRule
 
+_RANKS = {s: -i for i, s in enumerate(SEVERITIES)}  # must-change ranks highest
+
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"must-change": "error", "review": "warning", "info": "note"}
 TOOL = "kb scan"
@@ -93,7 +95,10 @@ def text_report(
     if findings:
         counts = summary(findings)
         lines.append("by severity: " + ", ".join(f"{s} {counts[s]}" for s in SEVERITIES))
-        severity = {f.rule: (f.code, f.severity) for f in findings}
+        severity: dict[str, tuple[str, str]] = {}
+        for f in findings:  # a rule's most severe finding names it (one may be softened, kb.scanguard)
+            if f.rule not in severity or _RANKS[f.severity] > _RANKS[severity[f.rule][1]]:
+                severity[f.rule] = (f.code, f.severity)
         width = max(len(r) for r in severity)
         lines.append("by rule:")
         for rule, n in counts["by_rule"].items():
@@ -125,14 +130,15 @@ def json_report(
         rule = rules.get(f.rule)
         if rule is None:
             rule = rules[f.rule] = (
-                f'"code": {encode(f.code)}, "rule": {encode(f.rule)}, "severity": {encode(f.severity)}, ',
+                f'"code": {encode(f.code)}, "rule": {encode(f.rule)}, ',
                 f'"message": {encode(f.message)}, "suggestion": {encode(f.suggestion)}, "link": {encode(f.link)}, ',
             )
         fix = "true" if f.rule in fixable and not f.manual else "false"
         places = [(path, line, col) for line, col in f.related] + [(encode(p), ln, c) for p, ln, c in f.elsewhere]
         related = ", ".join(f'{{"path": {p}, "line": {line}, "column": {col}}}' for p, line, col in places)
         rows.append(
-            f'{{"path": {path}, "line": {f.line}, "column": {f.column}, {rule[0]}"match": "{f.how}", '
+            f'{{"path": {path}, "line": {f.line}, "column": {f.column}, {rule[0]}"severity": "{f.severity}", '
+            f'"match": "{f.how}", '
             f'"snippet": {encode(f.snippet)}, {rule[1]}"fixable": {fix}, "related": [{related}]}}'
         )
     issues = [encode({"path": p.path, "line": p.line, "message": p.message}) for p in sorted(problems)]
