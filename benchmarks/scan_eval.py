@@ -41,6 +41,7 @@ LABELS = ("breaks", "change", "review")
 # The kinds of training code the corpus spans (issue 34): a repository's optional ``style``.
 STYLES = ("raw-loop", "trainer-accelerate", "lightning", "diffusion-gan-custom-ops", "gpt-triton-fp8", "rl", "serving")
 DEFAULT_LABELS = ROOT / "benchmarks" / "scan_labels.yml"
+HELDOUT_LABELS = ROOT / "benchmarks" / "scan_labels_heldout.yml"  # frozen: no rule is tuned on it
 DEFAULT_MIRROR = Path("/work/.mirror")
 _REPO = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")

@@ -10,6 +10,7 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
 from conftest import ROOT
 
@@ -212,3 +213,14 @@ def test_end_to_end_on_a_local_repository_with_the_real_scanner(tmp_path, capsys
         se.main(["--mirror-root", str(tmp_path / "mirror"), "--labels", str(labels), "--python", sys.executable]) == 2
     )
     assert "o/r: train.py has 5 lines" in capsys.readouterr().err
+
+
+def test_the_held_out_split_is_valid_disjoint_and_spans_the_styles():
+    """The frozen held-out labels: at least ten repositories, none of them in the tuning split, each
+    with its style, and the styles the corpus must span beyond raw loops all present."""
+    held = se.load_labels(se.HELDOUT_LABELS)
+    tuning = {r.repo for r in se.load_labels(se.DEFAULT_LABELS)}
+    assert len(held) >= 10
+    assert not {r.repo for r in held} & tuning
+    styles = {item["style"] for item in yaml.safe_load(se.HELDOUT_LABELS.read_text())}
+    assert {"trainer-accelerate", "lightning", "diffusion-gan-custom-ops", "gpt-triton-fp8", "rl", "serving"} <= styles
