@@ -93,6 +93,7 @@ MINI_TABLES = {
     "frameworks": "[]\n",
     "migration_rules": "[]\n",
     "errors": "[]\n",
+    "internal_messages": "[]\n",
     "benchmarks": "[]\n",
     "diagrams": "[]\n",
     "glossary": """\

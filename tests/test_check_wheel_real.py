@@ -133,4 +133,4 @@ def test_every_error_entry_is_in_the_wheel_and_each_one_changed_is_not(wheel):
         kb = KB(project.kb.root, {"errors": [Record(rec.table, rec.index, changed, rec.path, rec.located)]})
         problems = [str(p) for p in check_errors(kb, index)]
         assert len(problems) == 1, (rec.id, problems)
-        assert problems[0].startswith(f"docs/data/errors.yml:{rec.line_of('message')}: message text not found in ")
+        assert problems[0].startswith(f"{rec.path}:{rec.line_of('message')}: message text not found in ")

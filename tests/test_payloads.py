@@ -163,6 +163,14 @@ RECORDS = {
           verified: 2026-11-01
           checked_against: torch-tpu==0.2.0
         """,
+    "internal_messages": """\
+        - id: m
+          message: SAFE
+          where: torch_tpu/_loader.py:1
+          reason: SAFE
+          verified: 2026-11-01
+          checked_against: torch-tpu==0.2.0
+        """,
     "frameworks": """\
         - id: f
           name: SAFE
@@ -309,6 +317,7 @@ FIELDS = {
     "api_map": ["topic", "gpu", "tpu", "note"],
     "integrations": ["name", "role", "package", "note"],
     "frameworks": ["name", "package", "floor", "ceiling", "summary", "note"],
+    "internal_messages": ["message", "reason"],
     "migration_rules": ["message", "suggestion"],
     "errors": ["message", "cause", "fix"],
     "benchmarks": ["machine", "command", "note", "name", "version", "fault", "injected", "what"],

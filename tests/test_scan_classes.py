@@ -130,12 +130,18 @@ CLASSES = [
     ('from lightning.fabric import Fabric\nf = Fabric(accelerator="auto", devices=8)\n', "lightning-auto-accelerator"),
     ("from lightning.pytorch.strategies import XLAStrategy\ns = XLAStrategy()\n", "lightning-xla-strategy"),
     ('from transformers import TrainingArguments\na = TrainingArguments("o", fp16=True)\n', "trainer-fp16"),
-    ("import transformers\na = transformers.TrainingArguments(output_dir='o', torch_compile=True)\n", "trainer-torch-compile"),
+    (
+        "import transformers\na = transformers.TrainingArguments(output_dir='o', torch_compile=True)\n",
+        "trainer-torch-compile",
+    ),
     ('from accelerate import Accelerator\nacc = Accelerator(mixed_precision="fp16")\n', "accelerate-fp16"),
     ('from transformers import AutoModel\nm = AutoModel.from_pretrained("x", load_in_8bit=True)\n', "load-in-8bit"),
     ('from transformers import AutoModel\nm = AutoModel.from_pretrained("x", load_in_4bit=True)\n', "load-in-4bit"),
     ('from kernels import get_kernel\nk = get_kernel("org/flash")\n', "kernels-get-kernel"),
-    ("from torch.nn.attention.flex_attention import flex_attention\ny = flex_attention(q, k, v)\n", "flex-attention-call"),
+    (
+        "from torch.nn.attention.flex_attention import flex_attention\ny = flex_attention(q, k, v)\n",
+        "flex-attention-call",
+    ),
     # collectives tpu_dist does not implement (the distributed page's table)
     ("import torch.distributed as dist\ndist.reduce(t, dst=0)\n", "dist-reduce"),
     ("import torch.distributed as dist\ndist.all_reduce_coalesced(ts)\n", "dist-all-reduce-coalesced"),

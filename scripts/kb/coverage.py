@@ -11,9 +11,10 @@ import re
 from pathlib import Path
 from typing import Any, Iterator
 
+from .errors import Problem
 from .load import KB
 from .messages import covers
-from .schema import EnvVar, ErrorEntry, Names
+from .schema import EnvVar, ErrorEntry, InternalMessage, Names
 
 API_TOKEN = re.compile(r"(?<![\w.])(torch\.tpu(?:\.[A-Za-z_]\w*)*|torch_tpu(?:\.[A-Za-z_]\w*)+)")
 ENV_TOKEN = re.compile(r"(?<![\w$])(?:TORCH_TPU|TPU)_[A-Z0-9]+(?:_[A-Z0-9]+)*(?![\w])")
@@ -75,6 +76,35 @@ def undocumented(kb: KB, inventory: dict[str, Any], kind: str) -> list[str]:
     """The inventory's names of ``kind`` (api or env) that no record states."""
     known = documented(kb)
     return [name for name in inventory[kind] if name not in known]
+
+
+def message_problems(kb: KB, inventory: dict[str, Any]) -> list[Problem]:
+    """Every message the wheel can print is an error entry or an internal message with its reason,
+    and every internal message is one the wheel prints (so the list can't go stale)."""
+    internal = kb.rows("internal_messages", InternalMessage)
+    listed = {rec.model.message for rec in internal}
+    texts = {m["text"] for m in inventory.get("messages", [])}
+    problems = [
+        Problem(
+            "docs/data/package.json",
+            1,
+            f"the wheel's message '{m['text']}' ({m['where']}) is neither an entry of docs/data/errors.yml nor in "
+            "docs/data/internal_messages.yml (expected an entry with cause and fix, or an internal one with its reason)",
+        )
+        for m in undocumented_messages(kb, inventory)
+        if m["text"] not in listed
+    ]
+    problems += [
+        Problem(
+            rec.path,
+            rec.line_of("message"),
+            f"{rec.where('message')}: not a message of the wheel's inventory "
+            "(expected the text exactly as docs/data/package.json spells it)",
+        )  # fmt: skip
+        for rec in internal
+        if rec.model.message not in texts
+    ]
+    return problems
 
 
 def _strings(value: Any) -> Iterator[str]:

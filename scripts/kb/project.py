@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import fwwheels
 from .allowlist import check_scripts
+from .coverage import InventoryError, message_problems, read_inventory
 from .editlinks import check_environment
 from .errors import Problem
 from .files import scan_project
@@ -286,9 +287,20 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
     )
     problems += fwwheels.check(project.kb, project.root, project.notes)
     problems += check_errors(project.kb, index)
+    problems += _messages(project)
     problems += check_facts(project.kb, index)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
+
+
+def _messages(project: Project) -> list[Problem]:
+    """Every message the wheel prints is an error entry or an internal one (kb.coverage)."""
+    assert project.kb is not None
+    try:
+        inventory = read_inventory(project.root / "docs" / "data")
+    except InventoryError as exc:
+        return [Problem("docs/data/package.json", 1, str(exc))]
+    return message_problems(project.kb, inventory)
 
 
 def built_sources(pages: dict[str, Page], directory_urls: bool = True) -> dict[str, str]:

@@ -34,6 +34,7 @@ from .schema import (
     Framework,
     Hardware,
     Integration,
+    InternalMessage,
     Limit,
     MigrationRule,
     Mode,
@@ -525,6 +526,10 @@ COLUMNS: dict[str, list[Column]] = {
             "Explained in", _typed(ErrorEntry, lambda ctx, r: f"[{md_text(r.model.page)}]({ctx.link(r.model.page)})")
         ),
         *STATUS_AND_SOURCES,
+    ],
+    "internal_messages": [
+        Column("Message", _typed(InternalMessage, lambda ctx, r: md_code(r.model.message))),
+        *_cells(("Where", "where"), ("Why no reader meets it", "reason")),
     ],
     "glossary": [
         Column("Term", _lead("term", "term")),

@@ -257,6 +257,18 @@ class Integration(Sourced, Noted):
     package: Optional[Text] = None
 
 
+class InternalMessage(Checked):
+    """A message the wheel can print that no user code reaches (an internal invariant, a private
+    path), with why; with the error index it accounts for every message in ``package.json``."""
+
+    id: Id
+    message: Text  # exactly as the inventory spells it, each formatted value written ``…``
+    where: Annotated[
+        str, Field(pattern=r"^torch_tpu/[A-Za-z0-9_./-]+\.(?:py:[1-9][0-9]*|so)$")
+    ]  # file:line, or a library
+    reason: Text
+
+
 Support = Literal["works", "works-with-limits", "not-supported"]
 SUPPORT: tuple[str, ...] = get_args(Support)
 
@@ -625,6 +637,7 @@ TABLES: dict[str, type[Model]] = {
     "glossary": Term,
     "migration_rules": MigrationRule,
     "errors": ErrorEntry,
+    "internal_messages": InternalMessage,
     "benchmarks": Benchmark,
     "diagrams": Diagram,
 }
