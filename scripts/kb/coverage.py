@@ -89,7 +89,8 @@ def message_problems(kb: KB, inventory: dict[str, Any]) -> list[Problem]:
             "docs/data/package.json",
             1,
             f"the wheel's message '{m['text']}' ({m['where']}) is neither an entry of docs/data/errors.yml nor in "
-            "docs/data/internal_messages.yml (expected an entry with cause and fix, or an internal one with its reason)",
+            "docs/data/internal_messages.yml (expected an entry with cause and fix, "
+            "or an internal one with its reason)",
         )
         for m in undocumented_messages(kb, inventory)
         if m["text"] not in listed
