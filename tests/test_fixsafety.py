@@ -331,3 +331,14 @@ def test_a_signal_stops_the_workers_and_leaves_no_temp_file(tmp_path, signum):
     if signum != signal.SIGKILL:
         assert main.returncode == 128 + signum and b"Traceback" not in err, err.decode()[-2000:]
         assert f"stopped by {signal.Signals(signum).name}".encode() in err
+
+
+def test_a_diff_with_line_separators_in_strings_applies_with_git(tmp_path):
+    code = 'import torch\nmsg = "a\u2028b\x0cc"\ntorch.cuda.synchronize()\n'
+    (tmp_path / "t.py").write_text(code, newline="")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    diff = scan("--diff", "t.py", cwd=tmp_path)
+    (tmp_path / "fix.patch").write_text(diff.stdout, newline="")
+    applied = subprocess.run(["git", "apply", "fix.patch"], cwd=tmp_path, capture_output=True, text=True)
+    assert applied.returncode == 0, applied.stderr + diff.stdout
+    assert (tmp_path / "t.py").read_bytes() == code.replace("cuda", "accelerator").encode()

@@ -279,12 +279,19 @@ def _fix_locked(
 
 def _diff(before: str, after: str, shown: str) -> str:
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        _git_lines(before),
+        _git_lines(after),
         "a/" + shown.lstrip("/"),
         "b/" + shown.lstrip("/"),
     )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
+
+
+def _git_lines(text: str) -> list[str]:
+    """The lines as git reads them: split after each \\n only (not at \\r, \\f or \\u2028)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
 def scan_all(
