@@ -2,6 +2,7 @@
 failed build leaves the last good site (and zip) untouched, or none, and nothing half-built."""
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -196,3 +197,22 @@ def _gone(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
     except FileNotFoundError:
         return True
+
+
+FULL_DISK = 'mount -t tmpfs -o size=1m tmpfs "$1/out" && cd "$1" && "$2" -m kb publish out/site'
+
+
+def test_a_full_disk_during_the_build_is_one_plain_line_and_nothing_is_left(tmp_path):
+    if not shutil.which("unshare") or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode:
+        pytest.skip("can't make a user and mount namespace here (unshare -rm) to mount a small tmpfs")
+    root = copy_project(tmp_path / "p")
+    (root / "out").mkdir()
+    env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
+    cmd = ["unshare", "-rm", "sh", "-c", FULL_DISK + '; ls -A "$1/out"', "sh", str(root), sys.executable]
+    result = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    if "mount:" in result.stderr:
+        pytest.skip(f"can't mount a tmpfs in a user namespace: {result.stderr.strip()}")
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert ":1: No space left on device (during the MkDocs build)" in result.stderr, result.stderr[-3000:]
+    assert "\nout/site/" in result.stderr and "nothing published" in result.stderr, result.stderr[-3000:]
+    assert result.stdout.strip() == ""  # out/ is empty: no site, no building folder

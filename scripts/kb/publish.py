@@ -86,8 +86,13 @@ def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | N
     fresh_zip: Path | None = None
     try:
         fresh.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the site is meant to be served
-        args = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", config, "-d", str(fresh)]
-        env = {**os.environ, SHOWN_VAR: dest}
+        args = [sys.executable, "-m", "kb.mkdocsrun", "build", "--strict", "--clean", "-f", config, "-d", str(fresh)]
+        here = str(Path(__file__).resolve().parents[1])  # where kb is, for python -m kb.mkdocsrun
+        env = {
+            **os.environ,
+            SHOWN_VAR: dest,
+            "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+        }
         code = subprocess.run(args, cwd=root, env=env, preexec_fn=_die_with_parent).returncode
         if code != 0:
             kept = f"{dest}/ is the last good site, unchanged" if target.exists() else f"no {dest}/ was written"
