@@ -216,3 +216,28 @@ def test_a_full_disk_during_the_build_is_one_plain_line_and_nothing_is_left(tmp_
     assert ":1: No space left on device (during the MkDocs build)" in result.stderr, result.stderr[-3000:]
     assert "\nout/site/" in result.stderr and "nothing published" in result.stderr, result.stderr[-3000:]
     assert result.stdout.strip() == ""  # out/ is empty: no site, no building folder
+
+
+def test_what_a_killed_publish_left_goes_with_the_next_one(tmp_path):
+    root = copy_project(tmp_path)
+    cmd = [sys.executable, "-m", "kb", "publish", "site"]
+    env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 300  # a hang guard, not a speed test
+        while not list(root.glob(".site.*.building/*")):
+            assert time.monotonic() < deadline and proc.poll() is None, "MkDocs never started writing"
+            time.sleep(0.05)
+        mkdocs = _children(proc.pid)
+        proc.kill()
+        proc.wait(timeout=60)
+        while not all(_gone(pid) for pid in mkdocs):  # sent SIGTERM when publish died
+            assert time.monotonic() < deadline, "MkDocs is still running"
+            time.sleep(0.05)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert [p.name.endswith(".building") for p in root.glob(".site.*")] == [True]  # SIGKILL: no cleanup
+    rc, out = publish(root, "site")
+    assert rc == 0, out
+    assert leftovers(root) == [] and (root / "site" / "index.html").is_file()

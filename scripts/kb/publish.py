@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
-from .sitedest import DestError, carry_dotfiles, check_owned, refuse_early, remove, swap, write_marker
+from .sitedest import DestError, carry_dotfiles, check_owned, hold, refuse_early, remove, swap, sweep, write_marker
 
 SHOWN_VAR = "KB_SITE_SHOWN"  # the folder the hook names in its problems: DIR, not the fresh one
 
@@ -82,7 +82,9 @@ def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | N
     refuse_early(root, dest, config)
     target = root / dest
     target.parent.mkdir(parents=True, exist_ok=True)
+    sweep(target.parent, target.name)  # what a killed publish left
     fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".building", dir=target.parent))
+    held = hold(fresh)
     fresh_zip: Path | None = None
     try:
         fresh.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the site is meant to be served
@@ -107,6 +109,7 @@ def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | N
         return 0
     finally:
         remove(fresh)  # the old site after the swap, or the failed build
+        os.close(held)
         if fresh_zip is not None:
             fresh_zip.unlink(missing_ok=True)
 

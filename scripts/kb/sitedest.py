@@ -12,12 +12,17 @@ at every instant the destination is a complete site, old or new; the old one is 
 the building folder. Where the call is missing (not glibc 2.28+, or a file system without it) the
 fallback is two renames: the old site to a ``.NAME.*.old`` folder, then the new one into place; for
 that instant there is no site, and a kill then leaves the old one in ``.NAME.*.old``.
+
+A publish holds an ``flock`` on its building folder; the next publish removes any building or old
+folder no live publish holds, so what a SIGKILL left behind goes with the next run.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
+import glob
 import os
 import re
 import shutil
@@ -140,6 +145,30 @@ def _exchange(a: Path, b: Path) -> bool:
     if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
         return False
     raise OSError(code, os.strerror(code), str(b))
+
+
+def hold(folder: Path) -> int:
+    """A lock on ``folder`` while this publish builds in it (``sweep`` leaves it alone)."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    return fd
+
+
+def sweep(parent: Path, name: str) -> None:
+    """Remove the ``.NAME.*.building`` and ``.NAME.*.old`` folders no live publish holds."""
+    pattern = f".{glob.escape(name)}.*"
+    for left in sorted(parent.glob(pattern + ".building")) + sorted(parent.glob(pattern + ".old")):
+        try:
+            fd = os.open(left, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            remove(left)
+        except BlockingIOError:
+            pass  # another publish is building there
+        finally:
+            os.close(fd)
 
 
 def remove(folder: Path) -> None:
