@@ -35,6 +35,14 @@ def on_startup(*, command: str, dirty: bool) -> None:
     _build.serving = command == "serve"  # where a failed build must not stop the server
 
 
+def on_serve(server: Any, *, config: MkDocsConfig, builder: Callable[..., None]) -> Any:
+    return _build.keep_serving(server, Path(config.site_dir))  # a failed rebuild: the last good site answers
+
+
+def on_shutdown() -> None:
+    _build.shut_down()
+
+
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
     """The site address and the Git host for the edit actions, checked before any template sees
     them; no repository URL means no actions."""

@@ -59,3 +59,61 @@ def test_a_broken_edit_keeps_the_last_good_site_up(tmp_path):
     finally:
         server.terminate()
         server.wait(timeout=20)
+
+
+def _serve(root, tmp_path):
+    port = _free_port()
+    log = tmp_path / "serve.log"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(root / "scripts")}
+    cmd = [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"]
+    with log.open("w") as out:
+        server = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    return server, log, f"http://127.0.0.1:{port}/"
+
+
+def _rebuilt(log, count: int) -> bool:
+    text = log.read_text()
+    return text.count("Reloading browsers") + text.count("rebuild failed") >= count
+
+
+def test_deleting_a_page_or_adding_one_before_the_nav_keeps_the_last_good_site_answering(tmp_path):
+    """The time limits are hang guards: a stuck server would hold each request until it times out."""
+    root = copy_project(tmp_path / "p")
+    server, log, base = _serve(root, tmp_path)
+    try:
+        assert _wait_for(lambda: _get(base, 2) == 200, 90), log.read_text()[-2000:]
+        (root / "docs" / "migrate" / "serving.md").unlink()
+        assert _wait_for(lambda: "still serving the last good version" in log.read_text(), 90), log.read_text()[-3000:]
+        assert _wait_for(lambda: _rebuilt(log, 1), 90), log.read_text()[-3000:]
+        assert _get(base + "migrate/", 30) == 200 and _get(base + "migrate/serving/", 30) == 200, log.read_text()[
+            -3000:
+        ]
+        seen = log.read_text().count("rebuild failed")
+        (root / "docs" / "migrate" / "new-page.md").write_text(
+            "---\nreviewed: 2026-11-30\ntags: [training]\n---\n\n# New\n"
+        )
+        assert _wait_for(lambda: log.read_text().count("rebuild failed") > seen, 90), log.read_text()[-3000:]
+        assert _get(base + "limits/", 30) == 200 and _get(base + "migrate/serving/", 30) == 200
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_bad_shortcode_under_serve_is_reported_at_its_line_counting_the_blank_after_front_matter(tmp_path):
+    root = copy_project(tmp_path / "p")
+    server, log, base = _serve(root, tmp_path)
+    try:
+        assert _wait_for(lambda: _get(base, 2) == 200, 90), log.read_text()[-2000:]
+        page = root / "docs" / "migrate" / "index.md"
+        text = page.read_text()
+        assert "\n---\n\n#" in text  # a blank line after the front matter
+        text += "\n<!-- kb:claim no-such-claim -->\n"
+        page.write_text(text)
+        line = text.count("\n")
+        # reported twice: by the validation before the build, and as the page is rendered from the last good KB
+        assert _wait_for(lambda: log.read_text().count("no-such-claim") >= 2, 90), log.read_text()[-2000:]
+        assert f"docs/migrate/index.md:{line}:" in log.read_text(), log.read_text()[-2000:]
+        assert f"docs/migrate/index.md:{line - 1}:" not in log.read_text(), log.read_text()[-2000:]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -21,6 +21,7 @@ from .pages import split_front_matter
 from .printpage import PRINT_PAGE, Section, build_print
 from .project import Project, built_sources, validate_project
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
+from .serveguard import LastGood
 from .yamlload import YAMLProblem, decode
 
 CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
@@ -64,6 +65,17 @@ class Build:
     last_good: Project | None = None  # the last project that validated, served while an edit is broken
     last_pages: dict[str, str] = field(default_factory=dict)  # each page's last good Markdown
     generation: int = 0  # counts builds, so that a site check of an older build under serve is dropped
+    last_site: LastGood | None = None  # under serve: a copy of the last site that built
+
+    def keep_serving(self, server: Any, site: Path) -> Any:
+        """Under serve, wrap the server's builder so a failed rebuild leaves the last good site."""
+        self.last_site = LastGood(site)
+        server.builder = self.last_site.wrap(server.builder)
+        return server
+
+    def shut_down(self) -> None:
+        if self.last_site is not None:
+            self.last_site.close()
 
     def pre_build(self, root: Path, log: Callable[[str], None]) -> None:
         """Validate the KB and every page before anything is built."""
@@ -145,10 +157,12 @@ def printable(pages: list[Any], print_url: str, own_html: str = "") -> tuple[str
 
 
 def _source_of(uri: str, source: str | None) -> tuple[str, int]:
-    """``docs/...`` and the line the body starts on in the file (front matter counted)."""
+    """``docs/...`` and the line of the file that MkDocs' Markdown for the page starts on (front
+    matter and the blank lines after it counted)."""
     shown = f"docs/{uri}"
     try:
         text = decode(Path(source or "").read_bytes(), shown)
     except (OSError, YAMLProblem):
         return shown, 1
-    return shown, split_front_matter(text, shown)[2]
+    body, line = split_front_matter(text, shown)[1:3]
+    return shown, line + len(body) - len(body.lstrip("\n"))  # MkDocs drops the blank lines after front matter

@@ -6,19 +6,29 @@ and all, where a deploy step or a reader would take it. Here the build goes into
 beside ``DIR`` and replaces ``DIR`` only when MkDocs exited 0; with ``--zip`` the zip is written
 from that folder and moved into place the same way. A build that fails, or is interrupted, leaves
 ``DIR`` and the zip as they were (the last good site, or none) and removes what it wrote.
+
+``DIR`` must be a folder an earlier publish wrote, or none (``kb.sitedest``: never the project, the
+docs folder or a folder holding them; its dotfiles such as ``.git`` and ``.nojekyll`` are carried
+into the new site), and the swap is atomic where Linux allows. SIGTERM, SIGHUP or Ctrl-C ends
+MkDocs (which is also sent SIGTERM if this process is killed) and removes the building folder. A
+failure is one plain line, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
-import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
+from types import FrameType
+
+from .sitedest import DestError, carry_dotfiles, check_owned, hold, refuse_early, remove, swap, sweep, write_marker
 
 SHOWN_VAR = "KB_SITE_SHOWN"  # the folder the hook names in its problems: DIR, not the fresh one
 
@@ -29,20 +39,63 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--zip", help="also write this zip of the site, replaced only with the site")
 
 
+class Stopped(Exception):
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stopped(signum)
+
+
 def run(args: argparse.Namespace) -> int:
-    return publish(args.root, args.dest, args.config, args.zip)
+    old = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        return publish(args.root, args.dest, args.config, args.zip)
+    except DestError as exc:
+        print(f"publish: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        where = exc.filename or args.dest
+        print(f"publish: {where}: {exc.strerror or exc}; nothing published", file=sys.stderr)
+        return 1
+    except (Stopped, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        print(f"publish: stopped by {signal.Signals(signum).name}; nothing published", file=sys.stderr)
+        return 128 + signum
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
+def _die_with_parent() -> None:
+    """In MkDocs' process: SIGTERM when publish dies, even by SIGKILL (Linux PR_SET_PDEATHSIG)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
 
 
 def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | None = None) -> int:
     """Build ``config`` strictly and put it at ``root/dest`` (and ``root/zip_name``) only when it passed."""
+    refuse_early(root, dest, config)
     target = root / dest
     target.parent.mkdir(parents=True, exist_ok=True)
+    sweep(target.parent, target.name)  # what a killed publish left
     fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".building", dir=target.parent))
+    held = hold(fresh)
     fresh_zip: Path | None = None
     try:
         fresh.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the site is meant to be served
-        args = [sys.executable, "-m", "mkdocs", "build", "--strict", "--clean", "-f", config, "-d", str(fresh)]
-        code = subprocess.run(args, cwd=root, env={**os.environ, SHOWN_VAR: dest}).returncode
+        args = [sys.executable, "-m", "kb.mkdocsrun", "build", "--strict", "--clean", "-f", config, "-d", str(fresh)]
+        here = str(Path(__file__).resolve().parents[1])  # where kb is, for python -m kb.mkdocsrun
+        env = {
+            **os.environ,
+            SHOWN_VAR: dest,
+            "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+        }
+        code = subprocess.run(args, cwd=root, env=env, preexec_fn=_die_with_parent).returncode
         if code != 0:
             kept = f"{dest}/ is the last good site, unchanged" if target.exists() else f"no {dest}/ was written"
             print(f"build failed: nothing published ({kept})", file=sys.stderr)
@@ -50,12 +103,13 @@ def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | N
         if zip_name:
             fresh_zip = root / f".{Path(zip_name).name}.building"
             write_zip(fresh, fresh_zip)
-        _replace_folder(fresh, target)
+        _replace_folder(fresh, target, dest)
         if zip_name and fresh_zip:
             os.replace(fresh_zip, root / zip_name)
         return 0
     finally:
-        shutil.rmtree(fresh, ignore_errors=True)  # already moved when the build passed
+        remove(fresh)  # the old site after the swap, or the failed build
+        os.close(held)
         if fresh_zip is not None:
             fresh_zip.unlink(missing_ok=True)
 
@@ -67,17 +121,18 @@ def write_zip(folder: Path, path: Path) -> None:
             archive.write(item, item.relative_to(folder).as_posix())
 
 
-def _replace_folder(fresh: Path, target: Path) -> None:
-    """Put ``fresh`` at ``target`` by renames: the old site, then (for an instant) none, then the new one."""
-    old: Path | None = None
-    if target.is_symlink() or target.is_file():
-        target.unlink()
-    elif target.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-        target.rename(old / target.name)
-    fresh.rename(target)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+def _replace_folder(fresh: Path, target: Path, dest: str) -> None:
+    """Swap ``fresh`` in at ``target`` when every path there is the last publish's, carrying its
+    dotfiles over (moved back if the swap fails)."""
+    write_marker(fresh)
+    check_owned(target, dest)
+    moves = carry_dotfiles(target, fresh, dest)
+    try:
+        swap(fresh, target)
+    except BaseException:
+        for src, dst in moves:
+            os.rename(dst, src)
+        raise
 
 
 def _umask() -> int:

@@ -42,6 +42,7 @@ node, and runs the fixed detectors:
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
 import re
 import stat
@@ -686,19 +687,21 @@ def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem
 
 def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:
     """Scan one file; a file that can't be read, isn't UTF-8 or doesn't parse is a problem."""
-    findings, problems, _ = scan_file_flows(path, shown, rules)
+    findings, problems, _, _ = scan_file_flows(path, shown, rules)
     return findings, problems
 
 
-def scan_file_flows(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem], Flows]:
-    """scan_file, and the file's flows across modules (none when it was skipped)."""
-    _, text, problems = read_source(path, shown)
+def scan_file_flows(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem], Flows, str]:
+    """scan_file, the file's flows across modules (none when it was skipped) and the SHA-256 of the
+    bytes scanned (what ``--fix`` checks before it writes)."""
+    raw, text, problems = read_source(path, shown)
     if text is None:
-        return [], problems, Flows(shown)
+        return [], problems, Flows(shown), ""
+    sha = hashlib.sha256(raw).hexdigest()
     try:
         findings, flows = scan_flows(text, shown, rules)
-        return findings, [], flows
+        return findings, [], flows, sha
     except SyntaxError as exc:
-        return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")], Flows(shown)
+        return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")], Flows(shown), sha
     except (RecursionError, MemoryError):
-        return [], [Problem(shown, 1, "is nested too deeply to scan; skipped")], Flows(shown)
+        return [], [Problem(shown, 1, "is nested too deeply to scan; skipped")], Flows(shown), sha

@@ -21,11 +21,16 @@ left as written and stays a finding:
 The rewrites name torch as the file's top level imports it (``import torch as th`` gives
 ``th.accelerator...``); a file that binds it at all gets ``import torch``. The result must parse, or
 the file is left alone and reported. ``fix_text`` is pure: the command line decides what to write.
+
+Each rewrite is spliced into the text as read: LibCST finds the node and writes the new node's
+code, and every character outside the rewritten spans (form feeds, ``\r`` line ends, trailing
+whitespace, the last line's end) stays as it was, whatever LibCST would print for the whole module.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Sequence
 from typing import Union
 
@@ -39,6 +44,8 @@ from .scanrules import ScanRule
 from .schema import Fix
 
 Position = tuple[int, int]  # 1-based line, 1-based character column: as findings give them
+Edit = tuple[int, int, str]  # start and end offset in the text, the code that replaces them
+_NEWLINE = re.compile(r"\r\n|\r|\n")  # Python's line ends (str.splitlines also splits on \f)
 _PRECISION = {"True": "high", "False": "highest"}
 _TO_KEYWORDS = frozenset({"non_blocking", "memory_format"})
 
@@ -70,22 +77,61 @@ def fix_text(text: str, targets: dict[Position, list[Fix]]) -> tuple[str, int]:
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as exc:
         raise FixError(exc.raw_line, f"LibCST can't parse it ({exc.message}); not fixed") from None
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    except RecursionError:
+        raise FixError(1, "nested too deeply for LibCST; not fixed") from None
     bound = _torch_name(module)
-    fixer = _Fixer(targets, wrapper, bound or "torch")
-    fixed = wrapper.visit(fixer)
+    try:
+        wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+        fixer = _Fixer(targets, wrapper, bound or "torch", text)
+        wrapper.visit(fixer)
+    except RecursionError:
+        raise FixError(1, "nested too deeply for LibCST; not fixed") from None
+    if fixer.misread:
+        raise FixError(fixer.misread, "LibCST reads this line differently from the text (a form feed?); not fixed")
     if not fixer.count:
         return text, 0
-    if bound is None:
-        context = CodemodContext()
-        AddImportsVisitor.add_needed_import(context, "torch")
-        fixed = AddImportsVisitor(context).transform_module(fixed)
-    out = fixed.code
+    edits = fixer.edits if bound is not None else [*fixer.edits, _import_edit(module, text, fixer)]
+    out = _splice(text, edits)
     try:
         ast.parse(out)
     except SyntaxError as exc:
         raise FixError(exc.lineno or 1, f"the fixed file would not parse ({exc.msg}); not fixed") from None
+    except RecursionError:
+        raise FixError(1, "the fixed file is nested too deeply to check; not fixed") from None
     return out, fixer.count
+
+
+def _line_starts(text: str) -> list[int]:
+    """The offset where each line starts (line 1 at index 0), with Python's line ends."""
+    return [0, *(m.end() for m in _NEWLINE.finditer(text))]
+
+
+def _splice(text: str, edits: list[Edit]) -> str:
+    """``text`` with each span replaced; nothing else changes."""
+    out: list[str] = []
+    at = 0
+    for start, end, code in sorted(edits):
+        out += [text[at:start], code]
+        at = end
+    return "".join(out) + text[at:]
+
+
+def _import_edit(module: cst.Module, text: str, fixer: _Fixer) -> Edit:
+    """``import torch`` where LibCST's AddImportsVisitor would put it, as an insertion."""
+    context = CodemodContext()
+    AddImportsVisitor.add_needed_import(context, "torch")
+    added = AddImportsVisitor(context).transform_module(module)
+    pairs = enumerate(zip(added.body, module.body, strict=False))
+    i = next((i for i, (a, b) in pairs if not a.deep_equals(b)), len(module.body))
+    code = added.code_for_node(added.body[i])
+    if i == len(module.body):
+        newline = "" if not text or _NEWLINE.search(text[-1]) else module.default_newline
+        return len(text), len(text), newline + code
+    stmt = module.body[i]
+    before = len(getattr(stmt, "leading_lines", ()))
+    line = fixer.positions[stmt].start.line - before
+    gap = len(getattr(added.body[i + 1], "leading_lines", ())) - before  # the blank line it adds after
+    return fixer.starts[line - 1], fixer.starts[line - 1], code + module.default_newline * max(0, gap)
 
 
 def _torch_name(module: cst.Module) -> str | None:
@@ -121,14 +167,24 @@ def _dotted(node: cst.BaseExpression) -> bool:
     return isinstance(node, cst.Name) and not node.lpar
 
 
+def _bare(node: cst.CSTNode) -> cst.CSTNode:
+    """The node without its own parentheses, which lie outside its position's span."""
+    return node.with_changes(lpar=[], rpar=[]) if getattr(node, "lpar", None) else node
+
+
 Parent = Union[cst.CSTNode, None]
 
 
 class _Fixer(cst.CSTTransformer):
-    def __init__(self, targets: dict[Position, list[Fix]], wrapper: MetadataWrapper, torch: str):
+    def __init__(self, targets: dict[Position, list[Fix]], wrapper: MetadataWrapper, torch: str, text: str):
         super().__init__()
         self.targets = targets
         self.torch = torch
+        self.module = wrapper.module
+        self.text = text
+        self.starts = _line_starts(text)
+        self.misread = 0  # a line where the text in a node's span is not the node's code
+        self.edits: list[Edit] = []
         self.positions = wrapper.resolve(PositionProvider)
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}  # of the nodes visited so far (cheaper than a metadata pass)
         self.stack: list[cst.CSTNode] = []
@@ -143,6 +199,17 @@ class _Fixer(cst.CSTTransformer):
     def on_leave(self, original_node: cst.CSTNode, updated_node: cst.CSTNode) -> cst.CSTNode:  # type: ignore[override]
         self.stack.pop()
         return super().on_leave(original_node, updated_node)  # type: ignore[return-value]
+
+    def _edit(self, original: cst.CSTNode, updated: cst.CSTNode) -> None:
+        """Replace ``original``'s span in the text with ``updated``'s code (its parentheses are
+        outside the span, so they are left as written); edits inside that span are part of it."""
+        pos = self.positions[original]
+        start = self.starts[pos.start.line - 1] + pos.start.column
+        end = self.starts[pos.end.line - 1] + pos.end.column
+        if self.text[start:end] != self.module.code_for_node(_bare(original)):
+            self.misread = self.misread or pos.start.line
+        self.edits = [e for e in self.edits if not (start <= e[0] and e[1] <= end)]
+        self.edits.append((start, end, self.module.code_for_node(_bare(updated))))
 
     def _code(self, text: str) -> cst.BaseExpression:
         """A fix's expression, with torch named as the file names it."""
@@ -183,7 +250,9 @@ class _Fixer(cst.CSTTransformer):
         if value != fix.literal:
             return updated
         self.count += 1
-        return self._code(fix.expression)
+        new = self._code(fix.expression)
+        self._edit(original, new)
+        return new
 
     def _value_place(self, node: cst.CSTNode) -> bool:
         """Assigned, passed or defaulted (directly or as a branch of ``a if c else b``)."""
@@ -200,7 +269,9 @@ class _Fixer(cst.CSTTransformer):
         rename = self._wanted(original, "rename")
         if rename is not None and rename.to is not None and _dotted(original.func):
             self.count += 1
-            return updated.with_changes(func=self._code(rename.to))
+            func = self._code(rename.to)
+            self._edit(original.func, func)
+            return updated.with_changes(func=func)
         to_device = self._wanted(original, "to-device")
         if to_device is not None and to_device.expression is not None:
             func = updated.func
@@ -211,7 +282,9 @@ class _Fixer(cst.CSTTransformer):
                 args = (
                     [device.with_changes(comma=cst.MaybeSentinel.DEFAULT), *updated.args] if updated.args else [device]
                 )
-                return updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
+                new = updated.with_changes(func=func.with_changes(attr=cst.Name("to")), args=args)
+                self._edit(original, new)
+                return new
         return updated
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.BaseSmallStatement:
@@ -226,4 +299,5 @@ class _Fixer(cst.CSTTransformer):
             return updated
         self.count += 1
         call = self._code(f'torch.set_float32_matmul_precision("{_PRECISION[value.value]}")')
+        self._edit(original, cst.Expr(call))
         return cst.Expr(call, semicolon=updated.semicolon)

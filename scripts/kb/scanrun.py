@@ -2,26 +2,34 @@
 core, print one report; with ``--diff`` show the mechanical fixes, with ``--fix`` make them.
 
 Exit status: 0 when no finding reaches ``--fail-on`` (default must-change), 1 when one does (after
-``--fix``: one that is left), 2 on a usage error (a path that doesn't exist, a bad option, a rules
-table or pyproject.toml with problems), always with a plain message. Files that can't be read,
-aren't UTF-8, don't parse or can't be fixed are listed on stderr (``path:line: reason``) and skipped;
-they don't change the status. ``# noqa`` or ``# noqa: TPU101`` on a line silences findings there.
+``--fix``: one that is left, or a file that could not be fixed), 2 on a usage error (a path that
+doesn't exist, a bad option, a rules table or pyproject.toml with problems), 128 + N when stopped
+by signal N, always with a plain message. Files that can't be read, aren't UTF-8, don't parse or
+can't be fixed are listed on stderr (``path:line: reason``) and skipped; with ``--fix`` a file left
+unfixed makes the status at least 1. ``# noqa`` or ``# noqa: TPU101`` on a line silences findings
+there. How ``--fix`` writes is ``kb.fixwrite``. Worker processes end with the command: SIGTERM and
+SIGINT stop them (their temporary files are removed), and each is sent SIGTERM if the command dies.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import difflib
 import gc
 import os
+import signal
 import sys
-import tempfile
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing import get_context
+from multiprocessing.pool import Pool
 from pathlib import Path
+from types import FrameType
 
+from . import fixwrite
 from .errors import KBError, Problem, format_problems
-from .scan import read_source, scan_file_flows, scan_source
+from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanflow import Flows, join
 from .scannames import Finding
@@ -82,14 +90,35 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
+class Stopped(Exception):
+    """SIGTERM (or SIGHUP) arrived: stop the workers, remove temporary files, say so."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _stop(signum: int, frame: FrameType | None) -> None:
+    raise Stopped(signum)
+
+
 def run(args: argparse.Namespace) -> int:
     global _PROG
     _PROG = getattr(args, "prog", _PROG)
+    old = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
         return _run(args)
     except BrokenPipeError:  # the reader went away (| head): nothing more to say
         sys.stderr.close()
         return 0
+    except (Stopped, KeyboardInterrupt) as exc:
+        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
+        name = signal.Signals(signum).name
+        print(f"{_PROG}: stopped by {name}; a file is either fixed or as it was", file=sys.stderr)
+        return 128 + signum
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
 
 
 def _settings(args: argparse.Namespace) -> ScanConfig:
@@ -134,10 +163,13 @@ def _run(args: argparse.Namespace) -> int:
     except UsageError as exc:
         return _usage(str(exc))
     jobs = args.jobs or len(os.sched_getaffinity(0))
-    findings, problems = scan_all(walk.files, rules, jobs)
+    digests: dict[str, str] = {}
+    findings, problems = scan_all(walk.files, rules, jobs, digests)
+    not_fixed = False
     if args.diff or args.fix:
-        findings, more = fix_all(walk.files, findings, rules, write=args.fix, jobs=jobs)
+        findings, more = fix_all(walk.files, findings, rules, write=args.fix, jobs=jobs, digests=digests)
         problems += more
+        not_fixed = args.fix and bool(more)
     problems = sorted(set(problems + walk.problems))
     fixable = frozenset(r.id for r in rules.rules if r.fix is not None) if not args.fix else frozenset()
     if args.format == "json":
@@ -152,8 +184,8 @@ def _run(args: argparse.Namespace) -> int:
     if problems:
         print(format_problems([Problem(safe(p.path), p.line, safe(p.message)) for p in problems]), file=sys.stderr)
     if config.fail_on == "never":
-        return 0
-    return 1 if any(_RANK[f.severity] >= _RANK[config.fail_on] for f in findings) else 0
+        return int(not_fixed)
+    return 1 if not_fixed or any(_RANK[f.severity] >= _RANK[config.fail_on] for f in findings) else 0
 
 
 def _usage(message: str) -> int:
@@ -162,11 +194,17 @@ def _usage(message: str) -> int:
 
 
 def fix_all(
-    files: list[tuple[str, str]], findings: list[Finding], rules: RuleSet, write: bool, jobs: int = 1
+    files: list[tuple[str, str]],
+    findings: list[Finding],
+    rules: RuleSet,
+    write: bool,
+    jobs: int = 1,
+    digests: dict[str, str] | None = None,
 ) -> tuple[list[Finding], list[Problem]]:
     """Fix (or, with ``write`` False, print the diff of) every file with a fixable finding; the
     findings left afterwards. Only files with something to fix are parsed with LibCST, in worker
-    processes when there are several."""
+    processes when there are several; a file is fixed only if its bytes are still those scanned
+    (``digests``, by path)."""
     by_id = rules.by_id()
     by_path: dict[str, list[Finding]] = {}
     for f in findings:
@@ -177,12 +215,13 @@ def fix_all(
     if not todo:
         return findings, []
     real = {shown: path for path, shown in files}
-    work = [(real[shown], shown, found, write) for shown, found in sorted(todo.items())]
+    sums = digests or {}
+    work = [(real[shown], shown, found, write, sums.get(real[shown], "")) for shown, found in sorted(todo.items())]
     if jobs <= 1 or len(work) < FIX_PARALLEL_FROM:
         results = [_fix_one(item, rules) for item in work]
     else:
-        with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init, initargs=(rules,)) as pool:
-            results = list(pool.map(_fix_worker, work, chunksize=4))
+        with _workers(jobs, rules) as pool:
+            results = pool.map(_fix_worker, work, chunksize=4)
     left = [f for p, found in by_path.items() if p not in todo for f in found]
     problems: list[Problem] = []
     for diff, after, trouble in results:
@@ -192,7 +231,7 @@ def fix_all(
     return sorted(left), problems
 
 
-FixWork = tuple[str, str, list[Finding], bool]  # path to read, path shown, its findings, write or diff
+FixWork = tuple[str, str, list[Finding], bool, str]  # path, path shown, findings, write or diff, scanned SHA-256
 
 
 def _fix_worker(item: FixWork) -> tuple[str, list[Finding], list[Problem]]:
@@ -201,55 +240,67 @@ def _fix_worker(item: FixWork) -> tuple[str, list[Finding], list[Problem]]:
 
 
 def _fix_one(item: FixWork, rules: RuleSet) -> tuple[str, list[Finding], list[Problem]]:
-    """One file: its diff (empty when writing or unchanged), the findings left, and problems."""
-    from .scanfix import FixError, fix_text, fixes_for
+    """One file: its diff (empty when writing or unchanged), the findings left, and problems. The
+    file is locked, and fixed only from the bytes the scan read (kb.fixwrite)."""
+    from .scanfix import FixError
 
-    real, shown, found, write = item
-    path = Path(real)
-    raw, text, problem = read_source(path, shown)
-    if text is None:
-        return "", found, problem
+    real, shown, found, write, scanned = item
     try:
-        fixed, count = fix_text(text, fixes_for(found, rules.by_id()))
+        with fixwrite.locked(Path(real)) as fd:
+            return _fix_locked(Path(real), fd, shown, found, write, scanned, rules)
     except FixError as exc:
         return "", found, [Problem(shown, exc.line, exc.message)]
+    except fixwrite.Refused as exc:
+        return "", found, [Problem(shown, 1, str(exc))]
+    except OSError as exc:
+        return "", found, [Problem(shown, 1, f"can't be read again ({exc.strerror or exc}); not fixed")]
+    except (RecursionError, MemoryError):
+        return "", found, [Problem(shown, 1, "nested too deeply to fix; not fixed")]
+
+
+def _fix_locked(
+    path: Path, fd: int, shown: str, found: list[Finding], write: bool, scanned: str, rules: RuleSet
+) -> tuple[str, list[Finding], list[Problem]]:
+    from .scanfix import fix_text, fixes_for
+
+    raw = fixwrite.read_all(fd)
+    if fixwrite.digest(raw) != scanned:
+        raise fixwrite.Refused(fixwrite.CHANGED)
+    text = raw.decode("utf-8-sig")  # as the scan read these bytes
+    fixed, count = fix_text(text, fixes_for(found, rules.by_id()))
     if not count:
         return "", found, []
     if not write:
         return _diff(text, fixed, shown), found, []
-    _write(path, raw, fixed)
+    bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
+    fixwrite.replace(path, fd, raw, (bom + fixed).encode("utf-8"))
     return "", scan_source(fixed, shown, rules), []
 
 
 def _diff(before: str, after: str, shown: str) -> str:
     lines = difflib.unified_diff(
-        before.splitlines(keepends=True),
-        after.splitlines(keepends=True),
+        _git_lines(before),
+        _git_lines(after),
         "a/" + shown.lstrip("/"),
         "b/" + shown.lstrip("/"),
     )
     return "".join(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines)
 
 
-def _write(path: Path, raw: bytes, text: str) -> None:
-    """Replace the file in one step (a temporary file beside it, then rename), keeping its BOM and mode."""
-    path = Path(os.path.realpath(path))  # a symlink inside the tree keeps pointing at its file
-    data = ("\ufeff" if raw.startswith(b"\xef\xbb\xbf") else "") + text
-    mode = path.stat().st_mode & 0o7777
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fix", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
-            out.write(data)
-        os.chmod(temp, mode)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
+def _git_lines(text: str) -> list[str]:
+    """The lines as git reads them: split after each \\n only (not at \\r, \\f or \\u2028)."""
+    lines = [line + "\n" for line in text.split("\n")]
+    lines[-1] = lines[-1][:-1]
+    return lines if lines[-1] else lines[:-1]
 
 
-def scan_all(files: list[tuple[str, str]], rules: RuleSet, jobs: int) -> tuple[list[Finding], list[Problem]]:
+def scan_all(
+    files: list[tuple[str, str]], rules: RuleSet, jobs: int, digests: dict[str, str] | None = None
+) -> tuple[list[Finding], list[Problem]]:
     """Scan every file, in worker processes over chunks when there are many; sorted findings, each
-    device value's finding with the uses other scanned files make of it (kb.scanflow)."""
+    device value's finding with the uses other scanned files make of it (kb.scanflow). ``digests``
+    gets the SHA-256 of each file read, by path."""
+    sums = digests if digests is not None else {}
     findings: list[Finding] = []
     problems: list[Problem] = []
     flows: list[Flows] = []
@@ -257,7 +308,7 @@ def scan_all(files: list[tuple[str, str]], rules: RuleSet, jobs: int) -> tuple[l
     progress = sys.stderr.isatty() and len(files) >= PROGRESS_FROM
     if jobs <= 1 or len(files) < PARALLEL_FROM:
         for i, (path, shown) in enumerate(files):
-            f, p, fl = scan_file_flows(Path(path), shown, rules)
+            f, p, fl, sums[path] = scan_file_flows(Path(path), shown, rules)
             findings += f
             problems += p
             flows.append(fl)
@@ -267,11 +318,12 @@ def scan_all(files: list[tuple[str, str]], rules: RuleSet, jobs: int) -> tuple[l
         size = max(8, min(250, len(files) // (jobs * 8) + 1))
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         done = 0
-        with ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init, initargs=(rules,)) as pool:
-            for f, p, chunk_flows in pool.map(_scan_chunk, chunks):
+        with _workers(jobs, rules) as pool:
+            for f, p, chunk_flows, chunk_sums in pool.imap(_scan_chunk, chunks):
                 findings += f
                 problems += p
                 flows += chunk_flows
+                sums.update(chunk_sums)
                 done += size
                 if progress:
                     _progress(min(done, len(files)), len(files))
@@ -293,27 +345,52 @@ def _fewer_collections() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
-def _init(rules: RuleSet) -> None:
+@contextmanager
+def _workers(jobs: int, rules: RuleSet) -> Iterator[Pool]:
+    """Worker processes, terminated (SIGTERM, which they turn into SystemExit so their ``finally``
+    blocks run) however the block ends: an exception or a signal in this process stops them."""
+    pool = get_context("fork").Pool(jobs, initializer=_init, initargs=(rules, os.getpid()))
+    try:
+        yield pool
+    finally:
+        pool.terminate()
+        pool.join()
+
+
+def _init(rules: RuleSet, parent: int) -> None:
     global _RULES
     _RULES = rules
     _fewer_collections()
+    signal.signal(signal.SIGTERM, _exit_worker)
+    signal.signal(signal.SIGHUP, _exit_worker)
+    try:  # PR_SET_PDEATHSIG: SIGTERM when the command dies, even by SIGKILL
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass  # not Linux: the command's own handlers still terminate the pool
+    if os.getppid() != parent:  # it died before the request took effect
+        raise SystemExit(1)
 
 
-def _scan_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Finding], list[Problem], list[Flows]]:
+def _exit_worker(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(128 + signum)
+
+
+def _scan_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Finding], list[Problem], list[Flows], dict[str, str]]:
     """One worker's files. The cyclic collector is off while they are read (a parsed tree holds no
     cycle: reference counting frees it), then runs once over what they allocated."""
     assert _RULES is not None, "the worker was started without rules"
     findings: list[Finding] = []
     problems: list[Problem] = []
     flows: list[Flows] = []
+    sums: dict[str, str] = {}
     gc.disable()
     try:
         for path, shown in chunk:
-            f, p, fl = scan_file_flows(Path(path), shown, _RULES)
+            f, p, fl, sums[path] = scan_file_flows(Path(path), shown, _RULES)
             findings += f
             problems += p
             flows.append(fl)
     finally:
         gc.enable()
         gc.collect(0)  # what the chunk allocated and left alive is all in the youngest generation
-    return findings, problems, flows
+    return findings, problems, flows, sums

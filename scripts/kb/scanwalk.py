@@ -6,9 +6,13 @@ file applies below its own folder, a deeper one first, with git's patterns: see 
 matches in linear time and looks literal names up, so neither a hostile pattern nor a generated
 200,000-line file slows the walk); whatever an ``--exclude`` pattern (the same syntax, relative to
 each scanned folder) matches. A symlinked folder is never followed; a symlinked file is read only
-when it stays inside the scanned tree. A file named on the command line is read even if a
-``.gitignore`` ignores it (not if excluded). Only regular files are read: a FIFO, socket or device
-(named, found or linked to) would block or never end, so it is a problem, skipped.
+when it stays inside the scanned tree; a symlink named on the command line, only when it stays
+inside the folder that holds it (the tree a walk of that folder would allow). A file named on the
+command line is read even if a ``.gitignore`` ignores it (not if excluded). Every path is resolved
+to its real file, and a file reached twice (named twice, linked, hard-linked) is read once, under
+the name that is not a symlink (else the first in order), so ``--fix`` edits it once. Only regular
+files are read: a FIFO, socket or device (named, found or linked to) would block or never end, so
+it is a problem, skipped.
 
 A path is shown with every character that isn't printable (controls, escape, bidi overrides, line
 separators, undecodable bytes) written as an escape, so a file name can't drive the terminal or
@@ -59,14 +63,40 @@ def collect(paths: list[str], excludes: list[str]) -> Walk:
             _walk_dir(top, arg, exclude, walk, seen)
         elif not _excluded_file(exclude, posixpath.normpath(top.as_posix())):
             shown = _shown(arg, "")
-            problem = _not_regular(str(top))
+            problem = _not_regular(str(top)) or _leaves(top)
             if problem:
                 walk.problems.append(Problem(shown, 1, problem))
             elif shown not in seen:
                 seen.add(shown)
                 walk.files.append((str(top), shown))
-    walk.files.sort(key=lambda f: f[1])
+    walk.files = _one_per_file(walk.files)
     return walk
+
+
+def _leaves(top: Path) -> str:
+    """Why a symlink named on the command line is refused: it leads out of the folder holding it."""
+    if not top.is_symlink():
+        return ""
+    folder = os.path.realpath(top.parent)
+    if os.path.commonpath([folder, os.path.realpath(top)]) != folder:
+        return "symlink leads out of the folder that holds it; not followed"
+    return ""
+
+
+def _one_per_file(files: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Each real file once, as (its real path, the name shown), sorted by that name."""
+    seen: set[tuple[int, int]] = set()
+    out = []
+    for path, shown in sorted(files, key=lambda f: (os.path.islink(f[0]), f[1])):
+        try:
+            st = os.stat(path)
+        except OSError:  # left to the reader, which says why it can't be read
+            out.append((path, shown))
+            continue
+        if (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            out.append((os.path.realpath(path), shown))
+    return sorted(out, key=lambda f: f[1])
 
 
 def shown_text(text: str) -> str:

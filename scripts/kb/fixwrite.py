@@ -1,0 +1,184 @@
+"""How ``--fix`` writes a file: only over the very text it scanned, keeping what the file is.
+
+- **Locked.** Each file is opened and locked (``fcntl.flock``, exclusive) before it is read for the
+  fix, and the lock is held until it is replaced; a lock taken on a file that another run has just
+  replaced is dropped and taken again on the new one. Two ``--fix`` runs on one tree take turns,
+  and the second finds the file changed since its scan (below) and leaves it.
+- **Unchanged since the scan.** The bytes read under the lock must hash as the scan's did, and just
+  before the replace the path must still name the same file (device, inode) with the same size,
+  mtime and bytes. Otherwise the file is left as it is now, with a message. Editors don't take
+  ``flock``: a save in the instant between that last check and the rename can still be lost.
+- **Kept as it was.** A file is refused when the user can't write it or it has no write bit (even
+  as root). When it has other hard links or belongs to another user it is rewritten in place,
+  through the same inode (owner, mode, links and extended attributes stay; on a failure the old
+  bytes are written back). Otherwise the new text goes to a temporary file in the same folder,
+  which gets the file's mode, group and extended attributes, then replaces it with one rename; the
+  temporary file is removed in ``finally`` (a signal that Python sees, SIGTERM or SIGINT, runs it;
+  SIGKILL can leave one ``.NAME.*.fix``).
+
+Every failure is a ``Problem`` for the file, never an exception.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import os
+import stat
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from .errors import Problem
+
+LOCK_WAIT = 60.0  # seconds to wait for another run's lock on one file before leaving it
+BEFORE_REPLACE: Callable[[Path], None] | None = None  # test hook: new text written, last check next
+CHANGED = "changed since it was scanned; not fixed (run the scan again)"
+CHANGED_NOW = "changed while it was being fixed; left as it is now (run --fix again)"
+
+
+def digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+class Refused(Exception):
+    """The file is left as it is: ``message`` says why."""
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[int]:
+    """``path`` opened read-only and locked; Refused when another run holds it for too long."""
+    deadline = time.monotonic() + LOCK_WAIT
+    while True:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            if _lock(fd, deadline) and _same(os.fstat(fd), os.stat(path)):
+                yield fd
+                return
+        finally:
+            os.close(fd)  # closing drops the lock
+        if time.monotonic() > deadline:
+            raise Refused(f"locked by another process for {LOCK_WAIT:.0f} s; not fixed")
+
+
+def _lock(fd: int, deadline: float) -> bool:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+
+
+def read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _same(a: os.stat_result, b: os.stat_result) -> bool:
+    return (a.st_dev, a.st_ino) == (b.st_dev, b.st_ino)
+
+
+def _unchanged(path: Path, before: os.stat_result, raw: bytes) -> bool:
+    try:
+        now = os.stat(path)
+        if not _same(now, before) or (now.st_size, now.st_mtime_ns) != (before.st_size, before.st_mtime_ns):
+            return False
+        return Path(path).read_bytes() == raw
+    except OSError:
+        return False
+
+
+def _last_check(path: Path, before: os.stat_result, raw: bytes) -> None:
+    if BEFORE_REPLACE is not None:
+        BEFORE_REPLACE(path)
+    if not _unchanged(path, before, raw):
+        raise Refused(CHANGED_NOW)
+
+
+def refusal(path: Path, st: os.stat_result) -> str:
+    """Why the user may not have the file rewritten ('' when they may)."""
+    if not stat.S_ISREG(st.st_mode):
+        return "is no longer a regular file; not fixed"
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        return "is read-only for you; not fixed (make it writable to fix it)"
+    return ""
+
+
+def replace(path: Path, fd: int, raw: bytes, data: bytes) -> None:
+    """Put ``data`` in place of ``raw`` at ``path`` (locked through ``fd``); Refused with the reason."""
+    st = os.fstat(fd)
+    why = refusal(path, st)
+    if why:
+        raise Refused(why)
+    try:
+        if st.st_nlink > 1 or st.st_uid != os.geteuid():
+            _in_place(path, st, raw, data)
+        else:
+            _by_rename(path, st, raw, data)
+    except OSError as exc:
+        raise Refused(f"can't be written ({exc.strerror or exc}); left as it was") from None
+
+
+def _in_place(path: Path, st: os.stat_result, raw: bytes, data: bytes) -> None:
+    """Rewrite through the same inode: its links, owner, mode and attributes stay."""
+    out = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+    try:
+        _last_check(path, st, raw)
+        try:
+            _write_at(out, data)
+        except OSError:
+            _write_at(out, raw)  # the old bytes fit where they were
+            raise
+    finally:
+        os.close(out)
+
+
+def _write_at(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    done = 0
+    while done < len(data):
+        done += os.pwrite(fd, view[done:], done)
+    os.ftruncate(fd, len(data))
+    os.fsync(fd)
+
+
+def _by_rename(path: Path, st: os.stat_result, raw: bytes, data: bytes) -> None:
+    """A temporary file beside it with its mode, group and extended attributes, then one rename."""
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fix", dir=path.parent)
+    try:
+        try:
+            _write_at(handle, data)
+            os.fchmod(handle, stat.S_IMODE(st.st_mode))
+            if os.fstat(handle).st_gid != st.st_gid:
+                os.fchown(handle, -1, st.st_gid)
+            for name in _xattrs(path):
+                os.setxattr(handle, name, os.getxattr(path, name, follow_symlinks=False))
+        finally:
+            os.close(handle)
+        _last_check(path, st, raw)
+        os.replace(temp, path)
+    finally:
+        if os.path.lexists(temp):
+            os.unlink(temp)
+
+
+def _xattrs(path: Path) -> list[str]:
+    try:
+        return os.listxattr(path, follow_symlinks=False)
+    except OSError as exc:
+        if exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP):
+            return []
+        raise
+
+
+def problem(shown: str, message: str) -> Problem:
+    return Problem(shown, 1, message)

@@ -1,0 +1,55 @@
+"""Under ``mkdocs serve``, a rebuild that fails leaves the last good site answering.
+
+MkDocs builds into the folder it serves, cleaning it first; when a rebuild raises (a strict-mode
+abort on a warning such as a page missing from the nav or a nav entry whose page was deleted, or
+any error), its server holds every request until a rebuild passes ("The server will appear stuck
+until build errors are resolved"). ``LastGood`` wraps the server's builder: after each build that
+passed it copies the site aside, and after one that failed it prints why, puts that copy back and
+returns normally, so the server answers with the last good site until the edit is fixed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+class LastGood:
+    def __init__(self, site: Path) -> None:
+        self.site = site
+        self.copy = Path(tempfile.mkdtemp(prefix="kb-last-good-")) / "site"
+        self.keep()
+
+    def keep(self) -> None:
+        shutil.rmtree(self.copy, ignore_errors=True)
+        shutil.copytree(self.site, self.copy, symlinks=True)
+
+    def restore(self) -> None:
+        for entry in list(self.site.iterdir()):
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
+        shutil.copytree(self.copy, self.site, symlinks=True, dirs_exist_ok=True)
+
+    def wrap(self, builder: Callable[..., Any]) -> Callable[..., None]:
+        def guarded(*args: Any, **kwargs: Any) -> None:
+            try:
+                builder(*args, **kwargs)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # noqa: BLE001  # MkDocs' Abort is a SystemExit; any error keeps serving
+                why = str(exc) or type(exc).__name__
+                print(f"\nrebuild failed: {why} (still serving the last good version)\n", file=sys.stderr, flush=True)
+                self.restore()
+                return
+            self.keep()
+
+        return guarded
+
+    def close(self) -> None:
+        shutil.rmtree(self.copy.parent, ignore_errors=True)

@@ -1,0 +1,92 @@
+"""Property: for random files and a random edit made while ``--fix`` runs (after the scan, while the
+fix is computed, just before the replace, or none), a file is either fixed from the text it had,
+or left byte-identical with a ``path:line: message`` naming it."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conftest import ROOT
+from kb.scan import scan_source
+from kb.scanfix import FixError, fix_text, fixes_for
+from kb.scanrules import load_rules
+
+EXAMPLES = int(os.environ.get("KB_HYPOTHESIS_EXAMPLES", "25"))
+RULES = load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+LINES = [
+    "torch.cuda.synchronize()",
+    "p(12); torch.cuda.synchronize()",
+    "x = 'cuda'",
+    "y = torch.cuda.device_count()",
+    "print('keep')",
+    "   ",
+    "\t",
+    "# torch.cuda.synchronize()",
+    "\x0c",
+    "",
+]
+FILES = st.lists(st.tuples(st.sampled_from(LINES), st.sampled_from(["\n", "\r\n", "\r"])), min_size=1, max_size=12).map(
+    lambda lines: ("import torch\n" + "".join(a + b for a, b in lines)).encode()
+)
+EDITS = st.sampled_from([None, "after scan", "while fixing", "before replace"])
+APPENDED = st.sampled_from([b"saved = 1\n", b"\r", b"torch.cuda.synchronize()\n", b""])
+
+
+def expected_fix(raw: bytes) -> bytes:
+    text = raw.decode("utf-8")
+    try:
+        return fix_text(text, fixes_for(scan_source(text, "t.py", RULES), RULES.by_id()))[0].encode()
+    except (SyntaxError, FixError):
+        return raw
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(FILES, EDITS, APPENDED)
+def test_a_file_is_fixed_from_the_text_it_had_or_left_with_a_message(raw, edit, appended):
+    import contextlib
+    import io
+
+    import kb.fixwrite
+    import kb.scanfix
+    import kb.scanrun
+    from kb.__main__ import main
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "t.py"
+        path.write_bytes(raw)
+        saved: list[bytes] = []
+
+        def save(*_: object) -> None:  # the user's edit, if --fix reaches that step
+            saved.append(raw + appended)
+            path.write_bytes(saved[-1])
+
+        originals = (kb.scanrun.scan_all, kb.scanfix.fix_text, kb.fixwrite.BEFORE_REPLACE)
+
+        def after(step, *args, **kwargs):
+            out = step(*args, **kwargs)
+            save()
+            return out
+
+        if edit == "after scan":
+            kb.scanrun.scan_all = lambda *a, **k: after(originals[0], *a, **k)
+        elif edit == "while fixing":
+            kb.scanfix.fix_text = lambda *a, **k: after(originals[1], *a, **k)
+        elif edit == "before replace":
+            kb.fixwrite.BEFORE_REPLACE = save
+        err = io.StringIO()
+        try:
+            with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+                main(["--root", str(ROOT), "scan", "--fix", "--jobs", "1", str(path)])
+        finally:
+            kb.scanrun.scan_all, kb.scanfix.fix_text, kb.fixwrite.BEFORE_REPLACE = originals
+        result, now = path.read_bytes(), saved[-1] if saved else raw
+        fixed = expected_fix(raw)
+        if result != now:  # written: only from the text it had, and only when nobody changed it
+            assert now == raw and result == fixed, (raw, edit, result)
+        elif fixed != raw and now != fixed:  # left alone although it had something to fix: said so
+            assert f"{path}:" in err.getvalue(), (raw, edit, err.getvalue())
