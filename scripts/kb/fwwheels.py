@@ -18,6 +18,7 @@ from pathlib import Path
 
 from .errors import Problem
 from .load import KB, Record
+from .package import PackageError
 from .schema import Checked, Model, Source, Sourced
 
 PIN_FILE = "frameworks.pin"
@@ -28,14 +29,6 @@ TOKEN = re.compile(r"`([^`\n]+)`")
 LOCATOR_FORM = "FILE:LINE[-LINE] `token` ... (several joined by '; '), each token on those lines"
 
 
-class PinError(Exception):
-    """frameworks.pin can't be read: a Problem at its line."""
-
-    def __init__(self, problem: Problem):
-        self.problem = problem
-        super().__init__(str(problem))
-
-
 def read_pins(root: Path) -> dict[str, int]:
     """Each ``NAME==VERSION`` line of ``frameworks.pin`` (names lowercased), with its line number."""
     path = root / PIN_FILE
@@ -44,7 +37,7 @@ def read_pins(root: Path) -> dict[str, int]:
     try:
         lines = path.read_text("utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
-        raise PinError(
+        raise PackageError(
             Problem(PIN_FILE, 1, f"can't read it ({exc.__class__.__name__}; expected NAME==VERSION lines)")
         ) from None
     pins: dict[str, int] = {}
@@ -54,7 +47,7 @@ def read_pins(root: Path) -> dict[str, int]:
             continue
         m = PIN.fullmatch(line)
         if m is None:
-            raise PinError(Problem(PIN_FILE, n, f"'{line}' is not a pin (expected NAME==VERSION)"))
+            raise PackageError(Problem(PIN_FILE, n, f"'{line}' is not a pin (expected NAME==VERSION)"))
         pins[f"{_norm(m.group(1))}=={m.group(2)}"] = n
     return pins
 
@@ -135,7 +128,7 @@ def check(kb: KB, root: Path, notes: list[str]) -> list[Problem]:
     """Every framework pin, wheel source, locator and ``checked_against``, as Problems."""
     try:
         pins = read_pins(root)
-    except PinError as exc:
+    except PackageError as exc:
         return [exc.problem]
     sources = {r.id: r.narrow(Source) for r in kb.tables.get("sources", [])}
     wheels = Wheels(root, pins)
@@ -163,7 +156,7 @@ def framework_pins(root: Path) -> set[str]:
     """The pins a record's ``checked_against`` may name besides torch-tpu's (none when unreadable)."""
     try:
         return set(read_pins(root))
-    except PinError:
+    except PackageError:
         return set()
 
 

@@ -17,18 +17,16 @@ failure is one plain line, never a traceback.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
 
 from .sitedest import DestError, carry_dotfiles, check_owned, hold, refuse_early, remove, swap, sweep, write_marker
+from .stopping import Stopped, die_with_parent, signal_name, stoppable
 
 SHOWN_VAR = "KB_SITE_SHOWN"  # the folder the hook names in its problems: DIR, not the fresh one
 
@@ -39,20 +37,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--zip", help="also write this zip of the site, replaced only with the site")
 
 
-class Stopped(Exception):
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: FrameType | None) -> None:
-    raise Stopped(signum)
-
-
 def run(args: argparse.Namespace) -> int:
-    old = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return publish(args.root, args.dest, args.config, args.zip)
+        with stoppable():
+            return publish(args.root, args.dest, args.config, args.zip)
     except DestError as exc:
         print(f"publish: {exc}", file=sys.stderr)
         return 2
@@ -61,20 +49,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"publish: {where}: {exc.strerror or exc}; nothing published", file=sys.stderr)
         return 1
     except (Stopped, KeyboardInterrupt) as exc:
-        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
-        print(f"publish: stopped by {signal.Signals(signum).name}; nothing published", file=sys.stderr)
+        signum, name = signal_name(exc)
+        print(f"publish: stopped by {name}; nothing published", file=sys.stderr)
         return 128 + signum
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
-
-
-def _die_with_parent() -> None:
-    """In MkDocs' process: SIGTERM when publish dies, even by SIGKILL (Linux PR_SET_PDEATHSIG)."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
 
 
 def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | None = None) -> int:
@@ -95,7 +72,7 @@ def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | N
             SHOWN_VAR: dest,
             "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
         }
-        code = subprocess.run(args, cwd=root, env=env, preexec_fn=_die_with_parent).returncode
+        code = subprocess.run(args, cwd=root, env=env, preexec_fn=die_with_parent).returncode
         if code != 0:
             kept = f"{dest}/ is the last good site, unchanged" if target.exists() else f"no {dest}/ was written"
             print(f"build failed: nothing published ({kept})", file=sys.stderr)

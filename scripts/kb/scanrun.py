@@ -14,7 +14,6 @@ SIGINT stop them (their temporary files are removed), and each is sent SIGTERM i
 from __future__ import annotations
 
 import argparse
-import ctypes
 import difflib
 import gc
 import os
@@ -36,6 +35,7 @@ from .scannames import Finding
 from .scanreport import concise_report, json_report, safe, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
 from .scanwalk import UsageError, collect
+from .stopping import Stopped, die_with_parent, signal_name, stoppable
 
 PARALLEL_FROM = 64  # fewer files than this are scanned in this process (starting workers costs more)
 FIX_PARALLEL_FROM = 4  # files to fix: each costs a LibCST parse, far more than starting a worker
@@ -90,35 +90,19 @@ def main(argv: list[str] | None = None) -> int:
     return run(args)
 
 
-class Stopped(Exception):
-    """SIGTERM (or SIGHUP) arrived: stop the workers, remove temporary files, say so."""
-
-    def __init__(self, signum: int):
-        super().__init__(signum)
-        self.signum = signum
-
-
-def _stop(signum: int, frame: FrameType | None) -> None:
-    raise Stopped(signum)
-
-
 def run(args: argparse.Namespace) -> int:
     global _PROG
     _PROG = getattr(args, "prog", _PROG)
-    old = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGHUP)}
     try:
-        return _run(args)
+        with stoppable():
+            return _run(args)
     except BrokenPipeError:  # the reader went away (| head): nothing more to say
         sys.stderr.close()
         return 0
     except (Stopped, KeyboardInterrupt) as exc:
-        signum = exc.signum if isinstance(exc, Stopped) else signal.SIGINT
-        name = signal.Signals(signum).name
+        signum, name = signal_name(exc)
         print(f"{_PROG}: stopped by {name}; a file is either fixed or as it was", file=sys.stderr)
         return 128 + signum
-    finally:
-        for s, handler in old.items():
-            signal.signal(s, handler)
 
 
 def _settings(args: argparse.Namespace) -> ScanConfig:
@@ -363,10 +347,7 @@ def _init(rules: RuleSet, parent: int) -> None:
     _fewer_collections()
     signal.signal(signal.SIGTERM, _exit_worker)
     signal.signal(signal.SIGHUP, _exit_worker)
-    try:  # PR_SET_PDEATHSIG: SIGTERM when the command dies, even by SIGKILL
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass  # not Linux: the command's own handlers still terminate the pool
+    die_with_parent()  # SIGTERM when the command dies, even by SIGKILL
     if os.getppid() != parent:  # it died before the request took effect
         raise SystemExit(1)
 

@@ -82,7 +82,7 @@ def _frameworks(args: argparse.Namespace) -> list[Problem]:
         return []
     try:
         pins = fwwheels.read_pins(args.root)
-    except fwwheels.PinError as exc:
+    except PackageError as exc:
         return [exc.problem]
     return fwwheels.fetch(args.root, sorted(pins))
 
