@@ -626,9 +626,16 @@ def silenced(line: str, code: str) -> bool:
     return False
 
 
-def scan_source(text: str, shown: str, rules: RuleSet) -> list[Finding]:
-    """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read."""
-    return _scan(text, shown, rules)[0]
+def scan_source(text: str, shown: str, rules: RuleSet, before: str | None = None) -> list[Finding]:
+    """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read.
+
+    ``before`` is the text a fix was made from: the file-wide gates (does the file use CUDA, does it
+    move work to a device) are decided on it, so a fix of one CUDA call can't hide an unfixed
+    ``torch.load`` that was reported only because the file used CUDA."""
+    if before is None:
+        return _scan(text, shown, rules)[0]
+    was = _scan(before, shown, rules)[1]
+    return _scan(text, shown, rules, (was.uses_cuda, was.moves_to_device))[0]
 
 
 def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
@@ -637,9 +644,12 @@ def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Fl
     return kept, file_flows(state)
 
 
-def _scan(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], FileScan]:
+def _scan(
+    text: str, shown: str, rules: RuleSet, gates: tuple[bool, bool] = (False, False)
+) -> tuple[list[Finding], FileScan]:
     tree = ast.parse(text, shown)
     state = FileScan(shown, text, rules)
+    state.uses_cuda, state.moves_to_device = gates  # the visit only ever sets them
     if "add_argument" in text:
         state.options = argparse_options(tree)
     Visitor(state).run(tree)
@@ -658,7 +668,19 @@ def _scan(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], FileSca
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):
         kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
-    return kept, state
+    return _no_half_fixes(kept, rules), state
+
+
+def _no_half_fixes(findings: list[Finding], rules: RuleSet) -> list[Finding]:
+    """A line that also holds a must-change finding no fix rewrites is left to a person whole: fixing
+    the rest of it would be a half-fix (``torch.device('cuda', local_rank)`` rewritten to the
+    accelerator's type still names the rank), so its fixable findings are marked ``manual`` and the
+    line keeps all its findings, as written."""
+    fixes = {r.id for r in rules.rules if r.fix is not None}
+    unfixed = {f.line for f in findings if f.severity == "must-change" and (f.rule not in fixes or f.manual)}
+    if not unfixed:
+        return findings
+    return [f._replace(manual=True) if f.rule in fixes and f.line in unfixed else f for f in findings]
 
 
 def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem]]:

@@ -222,6 +222,10 @@ class FileScan:
         if key in self.findings:
             return
         how = "followed" if followed else "direct"
+        # A replace fix rewrites one exact literal: a finding on another string ("cuda:nccl,cpu:gloo")
+        # is left to a person, so it is not offered as fixable.
+        fix = rule.fix
+        other = fix is not None and fix.kind == "replace" and getattr(node, "value", fix.literal) != fix.literal
         self.findings[key] = Finding(
             self.shown,
             line_no,
@@ -234,6 +238,7 @@ class FileScan:
             rule.suggestion,
             rule.link,
             how,
+            manual=other,
         )
 
     def use(self, origin: ast.expr, node: ast.AST, rule: ScanRule) -> None:

@@ -258,7 +258,7 @@ def _fix_locked(
         return _diff(text, fixed, shown), found, []
     bom = "\ufeff" if raw.startswith(b"\xef\xbb\xbf") else ""
     fixwrite.replace(path, fd, raw, (bom + fixed).encode("utf-8"))
-    return "", scan_source(fixed, shown, rules), []
+    return "", scan_source(fixed, shown, rules, before=text), []
 
 
 def _diff(before: str, after: str, shown: str) -> str:
