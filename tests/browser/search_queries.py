@@ -51,6 +51,7 @@ QUERIES: list[Query] = [
     Query("TrainingArguments bf16", "frameworks/transformers.md"),
     Query("accelerate fp16 tpu", "frameworks/accelerate.md"),
     Query("accelerate launch", "frameworks/accelerate.md"),
+    Query("DistributedType", "frameworks/accelerate.md"),
     Query("Lightning accelerator tpu", "frameworks/lightning.md"),
     Query("Ray Train ScalingConfig use_tpu", "frameworks/ray-train.md"),
     Query("torchtitan", "frameworks/torchtitan.md"),
