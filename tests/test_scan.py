@@ -360,7 +360,7 @@ def test_site_url_read_from_the_environment_as_mkdocs_reads_it(tmp_path, monkeyp
 EXPECTED = """\
 sample/aliased.py:2:1 xla-import
 sample/aliased.py:5:1 xla-import
-sample/aliased.py:9:5 nccl-backend
+sample/aliased.py:9:29 nccl-backend
 sample/aliased.py:10:10 cuda-amp-autocast
 sample/aliased.py:12:5 cuda-synchronize
 sample/aliased.py:13:5 xm-mark-step

@@ -560,3 +560,21 @@ def test_code_a_true_not_cuda_or_skips_is_review_and_reported_so(real):
         (2, "review"),
         (3, "must-change"),
     ]
+
+
+def test_an_argument_is_reported_on_its_own_line_in_a_call_over_several_lines(real):
+    """The part to edit, not the statement's first line: a keyword a rule names, and device_ids."""
+    code = (
+        "import torch\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "ddp = DDP(\n"
+        "    model,\n"
+        "    device_ids=[args.local_rank],\n"
+        ")\n"
+        "y = torch._scaled_mm(\n"
+        "    a, b,\n"
+        "    use_fast_accum=True,\n"
+        ")\n"
+    )
+    at = {(rule, line) for line, rule, _ in found(real, code)}
+    assert ("rank-device-index", 5) in at and ("scaled-mm-fast-accum", 9) in at, at

@@ -405,22 +405,24 @@ class Visitor:
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
-        pairs = [(k.arg, k.value) for k in node.keywords if k.arg]
+        # (name, value, where): a finding is reported at the argument itself, the part to edit, which
+        # in a call over several lines is not on the call's first line
+        pairs: list[tuple[str, ast.expr, ast.AST]] = [(k.arg, k.value, k) for k in node.keywords if k.arg]
         if path in POSITIONAL:
-            pairs += zip(POSITIONAL[path], node.args, strict=False)
-        for kname, expr in pairs:
+            pairs += [(name, arg, arg) for name, arg in zip(POSITIONAL[path], node.args, strict=False)]
+        for kname, expr, where in pairs:
             for rule in s.rules.keywords.get(kname, ()):
                 if rule.call is not None and not rule.call.matches(path, chain):
                     continue
                 if not rule.value:
-                    s.add(node, rule)
+                    s.add(where, rule)
                     continue
                 for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
                     v = s.values(item, scope)
                     for value, origin in zip(v.known, v.origins, strict=True):
                         if value in rule.value:
                             if origin is item:
-                                s.add(node, rule)
+                                s.add(where, rule)
                                 s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
                             else:
                                 s.use(origin, node, rule)
@@ -485,13 +487,13 @@ class Visitor:
         for kw in node.keywords:
             if kw.arg == "device_ids" and isinstance(kw.value, (ast.List, ast.Tuple)):
                 if any(_not_zero(e) for e in kw.value.elts):
-                    s.detect("rank-device-index", node)
+                    s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg == "device_ids" and ranky(kw.value):
-                s.detect("rank-device-index", node)
+                s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg in _RANK_KEYWORDS and ranky(kw.value) or kw.arg == "device" and rank_expr(kw.value):
-                s.detect("rank-device-index", node)
+                s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
-                s.detect("rank-device-index", node)
+                s.detect("rank-device-index", kw)  # the argument: the part to edit
 
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
