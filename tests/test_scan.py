@@ -377,13 +377,13 @@ sample/keep_ignored.py:1:1 xla-import
 sample/sub/generated/gen.py:1:1 triton-import
 sample/train_direct.py:5:1 xla-import
 sample/train_direct.py:6:1 triton-import
-sample/train_direct.py:11:5 nccl-backend
+sample/train_direct.py:11:42 nccl-backend
 sample/train_direct.py:12:5 allow-tf32
 sample/train_direct.py:13:13 module-cuda
 sample/train_direct.py:14:31 cuda-device
 sample/train_direct.py:15:5 cuda-synchronize
 sample/train_direct.py:16:14 dataloader-fork
-sample/train_direct.py:16:14 loader-pin-memory
+sample/train_direct.py:16:50 loader-pin-memory
 sample/train_direct.py:21:11 nonzero
 sample/train_direct.py:22:9 bool-mask
 sample/train_direct.py:25:15 item-in-loop
