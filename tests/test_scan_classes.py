@@ -142,6 +142,19 @@ CLASSES = [
         "from torch.nn.attention.flex_attention import flex_attention\ny = flex_attention(q, k, v)\n",
         "flex-attention-call",
     ),
+    # device tests written the other way round (kb.scandevtest)
+    (
+        'import torch\ndef f(x):\n    if x.device.type == "cpu":\n        return x * 2\n    return ext.forward_cuda(x)\n',
+        "cpu-else-cuda",
+    ),
+    (
+        'import torch\ndef f(x):\n    if x.device.type != "cpu":\n        torch.cuda.synchronize()\n    return x\n',
+        "cpu-else-cuda",
+    ),
+    (
+        "import torch\ndef f(x):\n    if x.is_cuda:\n        return fast_norm(x)\n    return slow_norm(x)\n",
+        "is-cuda-test",
+    ),
     # collectives tpu_dist does not implement (the distributed page's table)
     ("import torch.distributed as dist\ndist.reduce(t, dst=0)\n", "dist-reduce"),
     ("import torch.distributed as dist\ndist.all_reduce_coalesced(ts)\n", "dist-all-reduce-coalesced"),
@@ -215,6 +228,9 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'from accelerate import Accelerator\nacc = Accelerator(mixed_precision="bf16")\n',
         "import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.AVG)\n",
         "m = AutoModel.from_pretrained('x', load_in_8bit=False)\n",
+        # a CPU test whose other path is plain torch; an is_cuda guard in front of CUDA-only code
+        'import torch\ndef f(x):\n    if x.device.type == "cpu":\n        return x * 2\n    return x.exp()\n',
+        "import torch\ndef f(x):\n    if x.is_cuda:\n        return ext.forward_cuda(x)\n    return x\n",
     ],
 )
 def test_clean_code_is_not_flagged(real, code):
@@ -578,3 +594,8 @@ def test_an_argument_is_reported_on_its_own_line_in_a_call_over_several_lines(re
     )
     at = {(rule, line) for line, rule, _ in found(real, code)}
     assert ("rank-device-index", 5) in at and ("scaled-mm-fast-accum", 9) in at, at
+
+
+def test_an_is_cuda_guard_of_cuda_only_code_is_not_a_device_test_finding(real):
+    code = "import torch\ndef f(x):\n    if x.is_cuda:\n        return ext.forward_cuda(x)\n    return x\n"
+    assert "is-cuda-test" not in rules_at(real, code)

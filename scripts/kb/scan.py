@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import Problem
+from .scandevtest import device_tests
 from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
 from .scanguard import apply_guards, mark_unguarded, soften_short_circuited
 from .scannames import (
@@ -655,6 +656,12 @@ def _scan(
     if "add_argument" in text:
         state.options = argparse_options(tree)
     Visitor(state).run(tree)
+    if ("is_cuda" in text or "cpu" in text) and (
+        "cpu-else-cuda" in rules.detectors or "is-cuda-test" in rules.detectors
+    ):
+        cuda = [(f.line, f.column) for f in state.findings.values() if f.severity == "must-change"]
+        for name, node in device_tests(tree, cuda, state.line):
+            state.detect(name, node)
     findings = state.finish()
     # A catch-all rule (`torch.cuda.*`) stays quiet where a narrower one (`torch.cuda.amp.*`), or a
     # rule for that very name, already spoke.

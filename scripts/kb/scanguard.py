@@ -30,11 +30,14 @@ PROBES = frozenset({PROBE, "torch.accelerator.is_available"})  # what a guard re
 Span = tuple[int, int, int, int]  # first line, first byte column, last line, end byte column
 
 
-def guarded(call: ast.expr, parents: dict[ast.AST, ast.AST], names: list[str] | None = None) -> list[ast.AST]:
-    """The nodes that run only when ``call`` returns True (empty when none do). When its value is
-    stored in a plain name (``use_cuda = ... and torch.cuda.is_available()``), the name goes in ``names``."""
+def guarded(
+    call: ast.expr, parents: dict[ast.AST, ast.AST], names: list[str] | None = None, implies: bool = True
+) -> list[ast.AST]:
+    """The nodes that run only when ``call`` returns True (with ``implies`` False: only when it
+    returns False); empty when none do. When its value is stored in a plain name
+    (``use_cuda = ... and torch.cuda.is_available()``), the name goes in ``names``."""
     node: ast.AST = call
-    implies = True  # True: ``node`` true means the call returned True; False: ``node`` false does
+    # implies True: ``node`` true means the call returned the value asked about; False: ``node`` false does
     out: list[ast.AST] = []
     while (parent := parents.get(node)) is not None:
         if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not):

@@ -316,6 +316,8 @@ Detector = Literal[
     "cuda-only-guard",
     "cuda-tensor-type",
     "cuda-visible-devices",
+    "cpu-else-cuda",
+    "is-cuda-test",
 ]
 
 

@@ -1,0 +1,77 @@
+"""Device tests written for CUDA that send a TPU tensor down the wrong path (issue 34, class 3).
+
+- ``cpu-else-cuda``: ``if x.device.type == "cpu": <torch> else: <CUDA code>`` (or ``x.is_cpu``, or
+  ``!= "cpu"`` with the CUDA code in the body). A TPU tensor is not on the CPU, so it takes the
+  CUDA path. Reported at the test when that path holds CUDA-only code: a finding of a CUDA rule, or
+  a call whose name says CUDA (``forward_cuda``, ``_C.cuda_op``).
+- ``is-cuda-test``: ``if x.is_cuda: <plain torch>`` used as the "on an accelerator" test. A TPU
+  tensor's ``is_cuda`` is False, so the TPU takes the other (CPU) path. Reported when the branch
+  ``is_cuda`` guards holds no CUDA-only code; a guard of CUDA-only code is right as it is.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from .scanguard import Span, _inside, _spans, guarded
+
+DEVICE_TESTS = frozenset({"cpu-else-cuda", "is-cuda-test"})  # the detectors this module serves
+CpuTest = tuple[ast.expr, bool]  # the test, and whether True means "on the CPU"
+
+
+def device_tests(
+    tree: ast.Module, cuda_places: Iterable[tuple[int, int]], line: Callable[[int], str]
+) -> list[tuple[str, ast.expr]]:
+    """(detector, node) for each device test that sends a TPU tensor down the wrong path;
+    ``cuda_places`` are the (line, character column) of findings of CUDA-only code."""
+    places = list(cuda_places)
+    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+    out: list[tuple[str, ast.expr]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "is_cuda" and isinstance(node.ctx, ast.Load):
+            branch = guarded(node, parents)
+            if branch and not _cuda_inside(branch, places, line):
+                out.append(("is-cuda-test", node))
+        cpu = _cpu_test(node)
+        if cpu is not None:
+            test, true_is_cpu = cpu
+            other = guarded(test, parents, implies=not true_is_cpu)  # what runs off the CPU
+            if other and _cuda_inside(other, places, line):
+                out.append(("cpu-else-cuda", test))
+    return out
+
+
+def _cpu_test(node: ast.AST) -> CpuTest | None:
+    """``x.device.type == "cpu"`` / ``!= "cpu"`` / ``x.is_cpu``: the test and its sense."""
+    if isinstance(node, ast.Attribute) and node.attr == "is_cpu" and isinstance(node.ctx, ast.Load):
+        return node, True
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        sides = (node.left, node.comparators[0])
+        if any(isinstance(s, ast.Constant) and s.value == "cpu" for s in sides) and any(_device_type(s) for s in sides):
+            return node, isinstance(node.ops[0], ast.Eq)
+    return None
+
+
+def _device_type(node: ast.expr) -> bool:
+    """``<expr>.device.type`` (or ``device_type``, a name commonly holding it)."""
+    if isinstance(node, ast.Attribute) and node.attr == "type":
+        inner = node.value
+        return isinstance(inner, ast.Attribute) and inner.attr == "device"
+    return False
+
+
+def _cuda_inside(nodes: list[ast.AST], places: list[tuple[int, int]], line: Callable[[int], str]) -> bool:
+    spans: list[Span] = _spans(nodes)
+    if any(_inside(spans, ln, col, line) for ln, col in places):
+        return True
+    return any(_names_cuda(n) for node in nodes for n in ast.walk(node))
+
+
+def _names_cuda(node: ast.AST) -> bool:
+    """A call whose own name says CUDA (``forward_cuda(x)``, ``ext.cuda_kernel(x)``), not ``.cuda()``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name != "cuda" and "cuda" in name.lower().split("_")
