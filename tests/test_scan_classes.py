@@ -155,6 +155,14 @@ CLASSES = [
         "import torch\ndef f(x):\n    if x.is_cuda:\n        return fast_norm(x)\n    return slow_norm(x)\n",
         "is-cuda-test",
     ),
+    # CUDA code under names the scanner did not know
+    ('from torch.utils.cpp_extension import load\next = load("ops", sources=["ops.cpp", "k.cu"])\n', "cuda-sources"),
+    (
+        'from torch.utils import cpp_extension\next = cpp_extension.load_inline("x", src, with_cuda=True)\n',
+        "cuda-sources",
+    ),
+    ('import subprocess\nout = subprocess.check_output(["nvidia-smi", "-L"])\n', "nvidia-smi"),
+    ('import os\nos.system("nvidia-smi --query-gpu=name --format=csv")\n', "nvidia-smi"),
     # collectives tpu_dist does not implement (the distributed page's table)
     ("import torch.distributed as dist\ndist.reduce(t, dst=0)\n", "dist-reduce"),
     ("import torch.distributed as dist\ndist.all_reduce_coalesced(ts)\n", "dist-all-reduce-coalesced"),
@@ -228,6 +236,8 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'from accelerate import Accelerator\nacc = Accelerator(mixed_precision="bf16")\n',
         "import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.AVG)\n",
         "m = AutoModel.from_pretrained('x', load_in_8bit=False)\n",
+        'from torch.utils.cpp_extension import load\next = load("ops", sources=["ops.cpp"])\n',  # C++ only
+        'import subprocess\nsubprocess.run(["echo", "nvidia-smi is absent"])\n',
         # a CPU test whose other path is plain torch; an is_cuda guard in front of CUDA-only code
         'import torch\ndef f(x):\n    if x.device.type == "cpu":\n        return x * 2\n    return x.exp()\n',
         "import torch\ndef f(x):\n    if x.is_cuda:\n        return ext.forward_cuda(x)\n    return x\n",

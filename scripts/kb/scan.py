@@ -115,6 +115,25 @@ def is_nccl(value: object) -> bool:
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
+_EXTENSION_BUILDS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+_SHELL_CALLS = frozenset(
+    {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput")}
+    | {"os.system", "os.popen"}
+)
+
+
+def _string_parts(nodes: list[ast.expr]) -> list[tuple[ast.Constant, str]]:
+    """The string literals of ``nodes`` and of the lists and tuples among them (a command or sources),
+    each with its text."""
+    out: list[tuple[ast.Constant, str]] = []
+    for node in nodes:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            out += _string_parts(node.elts)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append((node, node.value))
+    return out
+
+
 def _not_zero(node: ast.expr) -> bool:
     """An index that may be other than 0: anything but the constant 0 or the process's own device
     (``current_device()``, ``current_device_index()``: 0 in every TorchTPU process)."""
@@ -403,6 +422,27 @@ class Visitor:
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
+        elif path in _EXTENSION_BUILDS:
+            self.extension_build(node)
+        elif path in _SHELL_CALLS:
+            command = node.args[:1]
+            if command and isinstance(command[0], (ast.List, ast.Tuple)):
+                command = command[0].elts[:1]  # the program; later items are its arguments
+            for part, text in _string_parts(command):
+                if text.split(maxsplit=1)[:1] == ["nvidia-smi"]:
+                    s.detect("nvidia-smi", part)
+
+    def extension_build(self, node: ast.Call) -> None:
+        """``cpp_extension.load(sources=[... .cu])`` or ``with_cuda=True``: a CUDA build at run time."""
+        sources = [k.value for k in node.keywords if k.arg == "sources"] + node.args[1:2]
+        for part, text in _string_parts(sources):
+            if text.endswith((".cu", ".cuh")):
+                self.s.detect("cuda-sources", part)
+                return
+        for kw in node.keywords:
+            if kw.arg == "with_cuda" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
+                self.s.detect("cuda-sources", kw)
+                return
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s

@@ -318,6 +318,8 @@ Detector = Literal[
     "cuda-visible-devices",
     "cpu-else-cuda",
     "is-cuda-test",
+    "cuda-sources",
+    "nvidia-smi",
 ]
 
 
