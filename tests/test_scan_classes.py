@@ -609,3 +609,28 @@ def test_an_argument_is_reported_on_its_own_line_in_a_call_over_several_lines(re
 def test_an_is_cuda_guard_of_cuda_only_code_is_not_a_device_test_finding(real):
     code = "import torch\ndef f(x):\n    if x.is_cuda:\n        return ext.forward_cuda(x)\n    return x\n"
     assert "is-cuda-test" not in rules_at(real, code)
+
+
+def test_noise_a_host_read_every_n_steps_or_on_the_way_to_an_error_is_no_item_in_loop(real):
+    code = (
+        "import torch\n"
+        "for step in range(100):\n"
+        "    loss = model(x)\n"
+        "    if step % 10 == 0:\n"
+        "        print(loss.item())\n"
+        "    if not ok:\n"
+        "        raise ValueError(f'bad loss {loss.item()}')\n"
+        "    total += loss.item()\n"
+    )
+    assert [line for line, rule, _ in found(real, code) if rule == "item-in-loop"] == [8]
+
+
+def test_noise_a_cuda_version_only_printed_or_logged_is_info(real):
+    code = (
+        "import torch\n"
+        "print(f'cuda {torch.version.cuda}')\n"
+        "logger.info('built with %s', torch.version.cuda)\n"
+        "fused = torch.version.cuda is not None\n"
+    )
+    severity = {line: sev for line, rule, sev in found(real, code) if rule == "cuda-version-probe"}
+    assert severity == {2: "info", 3: "info", 4: "must-change"}

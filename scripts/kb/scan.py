@@ -52,7 +52,7 @@ from typing import Any, Callable
 from .errors import Problem
 from .scandevtest import device_tests
 from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
-from .scanguard import apply_guards, mark_unguarded, soften_short_circuited
+from .scanguard import apply_guards, mark_unguarded, soften_logged, soften_short_circuited
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -313,6 +313,20 @@ class Visitor:
             self.s.detect("cuda-fstring", node)
             self.s.quiet.add(id(node.left))
         self.children(node, scope, loop)
+
+    def if_node(self, node: ast.If, scope: Scope, loop: bool) -> None:
+        """The body of ``if step % N == 0:`` runs every N steps, not every one: a host read there
+        (logging the loss) is not an ``item-in-loop``."""
+        self.visit(node.test, scope, loop)
+        every_n = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(node.test))
+        for st in node.body:
+            self.visit(st, scope, loop and not every_n)
+        for st in node.orelse:
+            self.visit(st, scope, loop)
+
+    def raise_node(self, node: ast.Raise, scope: Scope, loop: bool) -> None:
+        """What a ``raise`` builds runs once, on the way out: no ``item-in-loop`` there."""
+        self.children(node, scope, False)
 
     def loop_node(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, loop: bool) -> None:
         if isinstance(node, ast.While):
@@ -643,6 +657,8 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.FunctionDef: Visitor.function,
     ast.AsyncFunctionDef: Visitor.function,
     ast.Lambda: Visitor.function,
+    ast.If: Visitor.if_node,
+    ast.Raise: Visitor.raise_node,
     ast.For: Visitor.loop_node,
     ast.AsyncFor: Visitor.loop_node,
     ast.While: Visitor.loop_node,
@@ -713,6 +729,8 @@ def _scan(
     if "is_available" in text:
         kept = apply_guards(tree, kept, rules, state.line)
         kept = soften_short_circuited(tree, kept, state.resolve, state.line)
+    if "print" in text or "log" in text:
+        kept = soften_logged(tree, kept, rules.attribute_ids, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):

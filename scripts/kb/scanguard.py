@@ -155,6 +155,31 @@ def soften_short_circuited(
     ]
 
 
+_LOG_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+
+
+def soften_logged(
+    tree: ast.Module, findings: list[Finding], attributes: frozenset[str], line: Callable[[int], str]
+) -> list[Finding]:
+    """``findings`` with each one of an attribute rule (``torch.version.cuda``) inside the arguments of
+    a print or logging call made info: a value only written to a log changes nothing the run does."""
+    candidates = {f.line for f in findings if f.rule in attributes and f.severity != "info"}
+    if not candidates:
+        return findings
+    spans: list[Span] = []
+    for parents in _parents(tree, candidates):
+        for node in parents:
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+                if name in _LOG_CALLS:
+                    spans += _spans([*node.args, *(k.value for k in node.keywords)])
+    return [
+        f._replace(severity="info") if f.rule in attributes and _inside(spans, f.line, f.column, line) else f
+        for f in findings
+    ]
+
+
 def cuda_only_guards(
     tree: ast.Module, probes: set[tuple[int, int]], blockers: list[tuple[int, int]], line: Callable[[int], str]
 ) -> set[tuple[int, int]]:

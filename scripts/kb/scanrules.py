@@ -137,6 +137,7 @@ class RuleSet:
     broad: dict[str, int] = field(default_factory=dict)
     guarded: frozenset[str] = frozenset()  # rules whose rename is made only under an is_available() test
     cuda_only: frozenset[str] = frozenset()  # torch.cuda rules with no fix: what a cuda-only-guard guards
+    attribute_ids: frozenset[str] = frozenset()  # rules that match an attribute read (torch.version.cuda)
     # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
     # the same chains recur across a repository.
     prefixes: dict[tuple[str | None, str], tuple[bool, tuple[ScanRule, ...]]] = field(
@@ -150,7 +151,8 @@ class RuleSet:
         cuda = frozenset(r.id for r in rules if r.kind in ("call", "attribute") and r.pattern.startswith("torch.cuda."))
         cuda |= {r.id for r in rules if r.kind == "detector" and r.pattern == "cuda-tensor-type"}  # torch.cuda's too
         unfixed = cuda - {r.id for r in rules if r.fix is not None}
-        out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed)
+        attribute_ids = frozenset(r.id for r in rules if r.kind == "attribute")
+        out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed, attribute_ids=attribute_ids)
         for rule in rules:
             if rule.kind == "call":
                 out.calls.add(rule)
