@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from .errors import Problem
-from .scandevtest import device_tests
+from .scandevtest import DEVICE_TESTS, device_tests
 from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
 from .scanguard import apply_guards, mark_unguarded, soften_logged, soften_short_circuited
 from .scannames import (
@@ -132,6 +132,20 @@ def _string_parts(nodes: list[ast.expr]) -> list[tuple[ast.Constant, str]]:
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             out.append((node, node.value))
     return out
+
+
+def _every_n(test: ast.expr) -> bool:
+    """A test with ``%`` in it (``step % 10 == 0``, ``i % n and verbose``): true every N steps."""
+    t = type(test)
+    if t is ast.BinOp:
+        return isinstance(test.op, ast.Mod)  # type: ignore[attr-defined]
+    if t is ast.Compare:
+        return any(_every_n(x) for x in (test.left, *test.comparators))  # type: ignore[attr-defined]
+    if t is ast.BoolOp:
+        return any(_every_n(x) for x in test.values)  # type: ignore[attr-defined]
+    if t is ast.UnaryOp:
+        return _every_n(test.operand)  # type: ignore[attr-defined]
+    return False
 
 
 def _not_zero(node: ast.expr) -> bool:
@@ -216,6 +230,8 @@ class Visitor:
                 self.literal(value)
 
     def attribute_node(self, node: ast.Attribute, scope: Scope, loop: bool) -> None:
+        if node.attr in ("is_cuda", "is_cpu"):
+            self.s.device_tests.append(node)
         self.attribute(node, *self.s.resolve(node))
         root = node.value
         while isinstance(root, ast.Attribute):
@@ -288,6 +304,8 @@ class Visitor:
             if isinstance(operand, ast.Constant) and is_cuda(operand.value):  # not "cudagraph_pass"
                 self.s.detect("cuda-compare", node)
                 self.s.quiet.add(id(operand))
+            elif isinstance(operand, ast.Constant) and operand.value == "cpu":
+                self.s.device_tests.append(node)
         self.children(node, scope, loop)
 
     def joined(self, node: ast.JoinedStr, scope: Scope, loop: bool) -> None:
@@ -318,7 +336,7 @@ class Visitor:
         """The body of ``if step % N == 0:`` runs every N steps, not every one: a host read there
         (logging the loss) is not an ``item-in-loop``."""
         self.visit(node.test, scope, loop)
-        every_n = any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in ast.walk(node.test))
+        every_n = _every_n(node.test)
         for st in node.body:
             self.visit(st, scope, loop and not every_n)
         for st in node.orelse:
@@ -712,11 +730,9 @@ def _scan(
     if "add_argument" in text:
         state.options = argparse_options(tree)
     Visitor(state).run(tree)
-    if ("is_cuda" in text or "cpu" in text) and (
-        "cpu-else-cuda" in rules.detectors or "is-cuda-test" in rules.detectors
-    ):
+    if state.device_tests and rules.detectors.keys() & DEVICE_TESTS:
         cuda = [(f.line, f.column) for f in state.findings.values() if f.severity == "must-change"]
-        for name, node in device_tests(tree, cuda, state.line):
+        for name, node in device_tests(tree, state.device_tests, cuda, state.line):
             state.detect(name, node)
     findings = state.finish()
     # A catch-all rule (`torch.cuda.*`) stays quiet where a narrower one (`torch.cuda.amp.*`), or a

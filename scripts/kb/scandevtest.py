@@ -14,29 +14,31 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
-from .scanguard import Span, _inside, _spans, guarded
+from .scanguard import Span, _inside, _parents, _spans, guarded
 
 DEVICE_TESTS = frozenset({"cpu-else-cuda", "is-cuda-test"})  # the detectors this module serves
 CpuTest = tuple[ast.expr, bool]  # the test, and whether True means "on the CPU"
 
 
 def device_tests(
-    tree: ast.Module, cuda_places: Iterable[tuple[int, int]], line: Callable[[int], str]
+    tree: ast.Module, candidates: list[ast.expr], cuda_places: Iterable[tuple[int, int]], line: Callable[[int], str]
 ) -> list[tuple[str, ast.expr]]:
-    """(detector, node) for each device test that sends a TPU tensor down the wrong path;
-    ``cuda_places`` are the (line, character column) of findings of CUDA-only code."""
+    """(detector, node) for each device test among ``candidates`` (the ``is_cuda``/``is_cpu``
+    attributes and the comparisons with "cpu" the scan met) that sends a TPU tensor down the wrong
+    path; ``cuda_places`` are the (line, character column) of findings of CUDA-only code."""
+    is_cuda = [n for n in candidates if isinstance(n, ast.Attribute) and n.attr == "is_cuda"]
+    cpu = [t for n in candidates if (t := _cpu_test(n)) is not None]
+    if not is_cuda and not cpu:
+        return []
     places = list(cuda_places)
-    parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
     out: list[tuple[str, ast.expr]] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr == "is_cuda" and isinstance(node.ctx, ast.Load):
-            branch = guarded(node, parents)
+    for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
+        for node in is_cuda:
+            branch = guarded(node, parents) if node in parents else []
             if branch and not _cuda_inside(branch, places, line):
                 out.append(("is-cuda-test", node))
-        cpu = _cpu_test(node)
-        if cpu is not None:
-            test, true_is_cpu = cpu
-            other = guarded(test, parents, implies=not true_is_cpu)  # what runs off the CPU
+        for test, true_is_cpu in cpu:
+            other = guarded(test, parents, implies=not true_is_cpu) if test in parents else []  # off the CPU
             if other and _cuda_inside(other, places, line):
                 out.append(("cpu-else-cuda", test))
     return out

@@ -142,8 +142,13 @@ def soften_short_circuited(
 ) -> list[Finding]:
     """``findings`` with each must-change one after ``not torch.cuda.is_available() or`` made review:
     that code never runs on a TPU host, as the label conventions count a branch TPU never enters."""
+    probes = {  # a cheap filter first: the probe's line says "not" and "or"
+        f.line for f in findings if " or " in (text := line(f.line)) and "not " in text and "is_available" in text
+    }
+    if not probes:
+        return findings
     spans: list[Span] = []
-    for parents in _parents(tree, {f.line for f in findings if f.severity == "must-change"}):
+    for parents in _parents(tree, probes):
         for node in parents:
             if isinstance(node, ast.Call) and not node.args and not node.keywords and resolve(node.func)[0] == PROBE:
                 spans += _short_circuited(node, parents)
@@ -163,7 +168,11 @@ def soften_logged(
 ) -> list[Finding]:
     """``findings`` with each one of an attribute rule (``torch.version.cuda``) inside the arguments of
     a print or logging call made info: a value only written to a log changes nothing the run does."""
-    candidates = {f.line for f in findings if f.rule in attributes and f.severity != "info"}
+    candidates = {  # the call's name is on the finding's line, or the statement's first: a cheap filter
+        f.line
+        for f in findings
+        if f.rule in attributes and f.severity != "info" and any(w in line(f.line) for w in ("print", "log", "warn"))
+    }
     if not candidates:
         return findings
     spans: list[Span] = []

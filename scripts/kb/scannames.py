@@ -174,6 +174,7 @@ class FileScan:
     moves_to_device: bool = False
     pending_init: list[ast.Call] = field(default_factory=list)
     pending_load: list[ast.Call] = field(default_factory=list)
+    device_tests: list[ast.expr] = field(default_factory=list)  # is_cuda, is_cpu, device.type compares (scandevtest)
     pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
     # (where the value was written, where it is used, the rule the use matched): resolved in finish()
     links: list[tuple[ast.expr, ast.AST, ScanRule]] = field(default_factory=list)
