@@ -91,7 +91,7 @@ def test_the_real_site_declares_task_and_area_tags_and_tags_every_page():
     assert problems == []
     assert allowed is not None
     tasks = {"training", "inference", "distributed", "debugging", "performance"}
-    areas = {"modes", "precision", "compile", "kernels", "serving"}
+    areas = {"modes", "precision", "compile", "kernels", "serving", "frameworks"}
     assert set(allowed) == tasks | areas | {"handbook"}  # handbook: the About pages
     project = validate_project(ROOT, package=False)
     untagged = [
