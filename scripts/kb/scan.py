@@ -457,12 +457,16 @@ class Visitor:
         elif path in _EXTENSION_BUILDS:
             self.extension_build(node)
         elif path in _SHELL_CALLS:
-            command = node.args[:1]
-            if command and isinstance(command[0], (ast.List, ast.Tuple)):
-                command = command[0].elts[:1]  # the program; later items are its arguments
-            for part, text in _string_parts(command):
-                if text.split(maxsplit=1)[:1] == ["nvidia-smi"]:
-                    s.detect("nvidia-smi", part)
+            self.shell_command(node)
+
+    def shell_command(self, node: ast.Call) -> None:
+        """``subprocess.run(["nvidia-smi", ...])`` or ``os.system("nvidia-smi ...")``: NVIDIA's tool."""
+        command = node.args[:1]
+        if command and isinstance(command[0], (ast.List, ast.Tuple)):
+            command = command[0].elts[:1]  # the program; later items are its arguments
+        for part, text in _string_parts(command):
+            if text.split(maxsplit=1)[:1] == ["nvidia-smi"]:
+                self.s.detect("nvidia-smi", part)
 
     def extension_build(self, node: ast.Call) -> None:
         """``cpp_extension.load(sources=[... .cu])`` or ``with_cuda=True``: a CUDA build at run time."""
