@@ -10,7 +10,6 @@ framework's pin cites that framework's wheel.
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 import zipfile
 from dataclasses import dataclass, field
@@ -18,7 +17,7 @@ from pathlib import Path
 
 from .errors import Problem
 from .load import KB, Record
-from .package import PackageError
+from .package import PackageError, pip_download
 from .schema import Checked, Model, Source, Sourced
 
 PIN_FILE = "frameworks.pin"
@@ -66,25 +65,16 @@ def cached(root: Path, pin: str) -> Path | None:
 
 def fetch(root: Path, pins: list[str], timeout: float = 600) -> list[Problem]:
     """Download each pin's wheel that is not cached (no dependencies, CPython 3.11 on x86_64 Linux)."""
-    dest = root / CACHE
-    dest.mkdir(parents=True, exist_ok=True)
     problems = []
     for pin in pins:
         if cached(root, pin) is not None:
             continue
         print(f"downloading {pin} (no dependencies) into .cache/wheels/ ...", file=sys.stderr)
-        cmd = [
-            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-            "--platform", "manylinux2014_x86_64", "--python-version", "3.11", "--implementation", "cp",
-            "--disable-pip-version-check", "-q", "-d", str(dest), pin,
-        ]  # fmt: skip
-        try:
-            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            tail = str(exc)
+        tail = pip_download(root / CACHE, pin, "manylinux2014_x86_64", timeout)
         if cached(root, pin) is None:
-            problems.append(Problem(PIN_FILE, 1, f"pip download {pin} failed: {tail} (expected the index reachable)"))
+            problems.append(
+                Problem(PIN_FILE, 1, f"pip download {pin} failed: {tail or 'no wheel'} (expected the index reachable)")
+            )
     return problems
 
 

@@ -62,25 +62,34 @@ def cached_wheel(root: Path) -> Path | None:
     return found[0] if found else None
 
 
-def fetch_wheel(root: Path, timeout: float = 300) -> Path:
-    """Download the pinned wheel (no dependencies) into the cache; return its path."""
-    pin = pin_text(root)
-    dest = root / CACHE
+def pip_download(dest: Path, pin: str, platform: str, timeout: float = 300) -> str:
+    """``pip download --no-deps`` one pin's CPython 3.11 wheel into ``dest``; pip's last line of
+    complaint ("" when it exited 0)."""
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [
         sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--platform", "manylinux_2_31_x86_64", "--python-version", "3.11", "--implementation", "cp",
+        "--platform", platform, "--python-version", "3.11", "--implementation", "cp",
         "--disable-pip-version-check", "-q", "-d", str(dest), pin,
     ]  # fmt: skip
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise PackageError(Problem(PIN_FILE, 1, f"pip download {pin} failed ({exc})")) from None
+        return f"({exc})"
+    return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["no output"])[-1]
+
+
+def fetch_wheel(root: Path, timeout: float = 300) -> Path:
+    """Download the pinned wheel (no dependencies) into the cache; return its path."""
+    pin = pin_text(root)
+    tail = pip_download(root / CACHE, pin, "manylinux_2_31_x86_64", timeout)
     wheel = cached_wheel(root)
-    if done.returncode != 0 or wheel is None:
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+    if tail or wheel is None:
         raise PackageError(
-            Problem(PIN_FILE, 1, f"pip download {pin} failed: {tail} (expected the package index to be reachable)")
+            Problem(
+                PIN_FILE,
+                1,
+                f"pip download {pin} failed: {tail or 'no wheel'} (expected the package index to be reachable)",
+            )
         )
     return wheel
 
