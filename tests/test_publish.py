@@ -167,18 +167,25 @@ def _children(pid: int) -> list[int]:
     return found
 
 
+def _publish_until_building(root, output):
+    """Start ``kb publish site`` and return once MkDocs has begun writing its building folder."""
+    cmd = [sys.executable, "-m", "kb", "publish", "site"]
+    env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=output, stderr=output)
+    deadline = time.monotonic() + 300  # a hang guard, not a speed test
+    while not list(root.glob(".site.*.building/*")):
+        assert time.monotonic() < deadline and proc.poll() is None, "MkDocs never started writing"
+        time.sleep(0.05)
+    return proc
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_mkdocs_and_removes_the_building_folder(tmp_path, signum):
     root = copy_project(tmp_path)
-    cmd = [sys.executable, "-m", "kb", "publish", "site"]
-    env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = _publish_until_building(root, subprocess.PIPE)
     try:
-        deadline = time.monotonic() + 300  # a hang guard, not a speed test
-        while not list(root.glob(".site.*.building/*")):
-            assert time.monotonic() < deadline and proc.poll() is None, "MkDocs never started writing"
-            time.sleep(0.05)
         mkdocs = _children(proc.pid)
+        deadline = time.monotonic() + 300  # a hang guard, not a speed test
         proc.send_signal(signum)
         _, err = proc.communicate(timeout=300)
         while not all(_gone(pid) for pid in mkdocs):
@@ -220,15 +227,10 @@ def test_a_full_disk_during_the_build_is_one_plain_line_and_nothing_is_left(tmp_
 
 def test_what_a_killed_publish_left_goes_with_the_next_one(tmp_path):
     root = copy_project(tmp_path)
-    cmd = [sys.executable, "-m", "kb", "publish", "site"]
-    env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = _publish_until_building(root, subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 300  # a hang guard, not a speed test
-        while not list(root.glob(".site.*.building/*")):
-            assert time.monotonic() < deadline and proc.poll() is None, "MkDocs never started writing"
-            time.sleep(0.05)
         mkdocs = _children(proc.pid)
+        deadline = time.monotonic() + 300  # a hang guard, not a speed test
         proc.kill()
         proc.wait(timeout=60)
         while not all(_gone(pid) for pid in mkdocs):  # sent SIGTERM when publish died

@@ -37,14 +37,8 @@ def _wait_for(predicate, seconds: float) -> bool:
 
 def test_a_broken_edit_keeps_the_last_good_site_up(tmp_path):
     root = copy_project(tmp_path / "p")
-    port = _free_port()
-    log = tmp_path / "serve.log"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(root / "scripts")}
-    cmd = [sys.executable, "-m", "mkdocs", "serve", "--strict", "-a", f"127.0.0.1:{port}"]
-    with log.open("w") as out:
-        server = subprocess.Popen(cmd, cwd=root, env=env, stdout=out, stderr=subprocess.STDOUT)
+    server, log, base = _serve(root, tmp_path)
     try:
-        base = f"http://127.0.0.1:{port}/"
         assert _wait_for(lambda: _get(base, 2) == 200, 90), log.read_text()[-2000:]
         glossary = root / "docs" / "data" / "glossary.yml"
         glossary.write_text(glossary.read_text() + "- {id: broken\n")
