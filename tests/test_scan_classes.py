@@ -15,6 +15,7 @@ import pytest
 
 from conftest import ROOT
 from kb.scan import scan_source, silenced
+from kb.scanfix import fix_text, fixes_for
 from kb.scanreport import concise_report, json_report, safe, sarif_report
 from kb.scanrules import RuleSet, load_rules
 
@@ -46,6 +47,10 @@ CLASSES = [
     ("import torch\nx = torch.zeros(2, device=local_rank)\n", "rank-device-index"),
     ("import torch\nx.to(rank % torch.cuda.device_count())\n", "rank-device-index"),
     ("import torch\ndev = torch.device(args.local_rank)\n", "rank-device-index"),
+    ('import torch, os\nx = x.to(int(os.environ["LOCAL_RANK"]))\n', "rank-device-index"),
+    ("m = AutoModel.from_pretrained('x', device_map={'': local_rank})\n", "rank-device-index"),
+    ("m = AutoModel.from_pretrained('x', device_map={'': int(os.getenv('LOCAL_RANK', 0))})\n", "rank-device-index"),
+    ("m = AutoModel.from_pretrained('x', device_map=accelerator.local_process_index)\n", "rank-device-index"),
     # device strings where they are assigned, compared, defaulted or tested
     ('device = "cuda"\n', "cuda-device-string"),
     ('parser.add_argument("--device", default="cuda")\n', "cuda-device-string"),
@@ -236,6 +241,8 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'from accelerate import Accelerator\nacc = Accelerator(mixed_precision="bf16")\n',
         "import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.AVG)\n",
         "m = AutoModel.from_pretrained('x', load_in_8bit=False)\n",
+        "m = AutoModel.from_pretrained('x', device_map={'': 0})\nn = AutoModel.from_pretrained('x', device_map='auto')\n",
+        'import os\nrank = int(os.environ["RANK"])\nprint(int(os.environ["WORLD_SIZE"]))\n',
         'from torch.utils.cpp_extension import load\next = load("ops", sources=["ops.cpp"])\n',  # C++ only
         'import subprocess\nsubprocess.run(["echo", "nvidia-smi is absent"])\n',
         # a CPU test whose other path is plain torch; an is_cuda guard in front of CUDA-only code
@@ -604,6 +611,17 @@ def test_an_argument_is_reported_on_its_own_line_in_a_call_over_several_lines(re
     )
     at = {(rule, line) for line, rule, _ in found(real, code)}
     assert ("rank-device-index", 5) in at and ("scaled-mm-fast-accum", 9) in at, at
+
+
+def test_a_method_on_a_receiver_over_several_lines_is_reported_and_fixed_at_the_method(real):
+    """``).cuda()`` on the statement's last line: the finding is there, its snippet shows it, and
+    --fix rewrites that call (the fixer finds it at the place the scan reports)."""
+    code = "import torch\nmodel = torch.nn.Sequential(\n    torch.nn.ReLU(),\n).cuda()\nx = (y\n     .\n     cuda())\n"
+    got = [(f.line, f.column, f.snippet) for f in scan_source(code, "t.py", real) if f.rule == "cuda-method"]
+    assert got == [(4, 2, ".cuda()"), (7, 6, "cuda()")], got
+    fixed, count = fix_text(code, fixes_for(scan_source(code, "t.py", real), real.by_id()))
+    assert count == 2 and ".cuda" not in fixed and "cuda()" not in fixed, fixed
+    assert [f.rule for f in scan_source(fixed, "t.py", real) if f.severity == "must-change"] == []
 
 
 def test_an_is_cuda_guard_of_cuda_only_code_is_not_a_device_test_finding(real):

@@ -571,6 +571,8 @@ class Visitor:
                 s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
                 s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg == "device_map" and _maps_to_rank(kw.value):
+                s.detect("rank-device-index", kw)  # from_pretrained(device_map={"": local_rank})
 
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
@@ -579,6 +581,14 @@ class Visitor:
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
+
+
+def _maps_to_rank(value: ast.expr) -> bool:
+    """A ``device_map`` that places weights on the rank's device index: ``local_rank`` itself, or a
+    dict with one (``{"": local_rank}``); every TorchTPU process owns index 0 only."""
+    if isinstance(value, ast.Dict):
+        return any(v is not None and rank_expr(v) for v in value.values)
+    return rank_expr(value)
 
 
 def file_flows(s: FileScan) -> Flows:
