@@ -51,7 +51,7 @@ from typing import Any, Callable
 
 from .errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
-from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
+from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, Called, Export, Flows, Imported, Passed, Returned, relative
 from .scanguard import apply_guards, mark_unguarded, soften_logged, soften_short_circuited
 from .scannames import (
     AUTOCAST,
@@ -591,8 +591,59 @@ def _maps_to_rank(value: ast.expr) -> bool:
     return rank_expr(value)
 
 
-def file_flows(s: FileScan) -> Flows:
-    """What this file exports and passes of device values across modules (kb.scanflow)."""
+def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
+    """Why importing this file needs CUDA: a finding of a CUDA-only rule in a statement the module
+    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none."""
+    if not any(f.rule in CUDA_ONLY_RULES for f in kept):
+        return ""
+    plain = (ast.Try, ast.If, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    spans = [(st.lineno, st.end_lineno or st.lineno) for st in _body(s) if not isinstance(st, plain)]
+    for f in kept:
+        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans):
+            return f"{f.code} at line {f.line}"
+    return ""
+
+
+def _body(s: FileScan) -> list[ast.stmt]:
+    """The statements of the module's top level."""
+    node = s.module.node if s.module is not None else None
+    return list(node.body) if isinstance(node, ast.Module) else []
+
+
+def _kernels(s: FileScan) -> bool:
+    """The module defines Triton kernels (a function decorated ``@triton.jit`` or ``@triton.autotune(...)``)."""
+    for st in _body(s):
+        for dec in st.decorator_list if isinstance(st, ast.FunctionDef) else ():
+            path = s.resolve(dec.func if isinstance(dec, ast.Call) else dec)[0]
+            if path is not None and path.startswith("triton."):
+                return True
+    return False
+
+
+def _imports(s: FileScan) -> tuple[Imported, ...]:
+    """The import statements that run when the module loads or a function of it runs (not those
+    under an ``if`` or a ``try``, which choose), with the modules each may name, longest first."""
+    body = _body(s)
+    body += [st for fn in body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) for st in fn.body]
+    out = []
+    for st in body:
+        if isinstance(st, ast.Import):
+            modules = [tuple(a.name.split(".")) for a in st.names]
+            exact = False
+        elif isinstance(st, ast.ImportFrom):
+            base = relative(s.shown, st.level, st.module) if st.level else tuple((st.module or "").split("."))
+            modules = [(*base, a.name) for a in st.names if a.name != "*"] + [base]
+            exact = st.level > 0
+        else:
+            continue
+        line, column, snippet = s.position(st)
+        out.append(Imported(tuple(m for m in modules if m and m[0]), exact, line, column, snippet))
+    return tuple(out)
+
+
+def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
+    """What this file exports and passes of device values across modules (kb.scanflow), the imports
+    it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports)."""
     exports = []
     for use, name, where_read in s.pending_params:
         fn = where_read.node
@@ -622,7 +673,10 @@ def file_flows(s: FileScan) -> Flows:
         callee = s.resolve(call.func)[0]
         if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
             calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
-    return Flows(s.shown, tuple(exports), tuple(passed), tuple(returns), tuple(calls))
+    found = kept if kept is not None else []
+    return Flows(
+        s.shown, (*exports,), (*passed,), (*returns,), (*calls,), _imports(s), _cuda_only(s, found), _kernels(s)
+    )
 
 
 def _returns(s: FileScan) -> list[Returned]:
@@ -732,7 +786,7 @@ def scan_source(text: str, shown: str, rules: RuleSet, before: str | None = None
 def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
     """scan_source, and what the file passes to or reads from other modules as a device."""
     kept, state = _scan(text, shown, rules)
-    return kept, file_flows(state)
+    return kept, file_flows(state, kept)
 
 
 def _scan(

@@ -320,6 +320,7 @@ Detector = Literal[
     "is-cuda-test",
     "cuda-sources",
     "nvidia-smi",
+    "local-cuda-module",
 ]
 
 
