@@ -134,6 +134,12 @@ CLASSES = [
     ('import lightning as L\nt = L.Trainer(accelerator="tpu")\n', "lightning-tpu-accelerator"),
     ('from lightning.fabric import Fabric\nf = Fabric(accelerator="auto", devices=8)\n', "lightning-auto-accelerator"),
     ("from lightning.pytorch.strategies import XLAStrategy\ns = XLAStrategy()\n", "lightning-xla-strategy"),
+    ("import lightning as L\nfabric = L.Fabric(devices=2, precision='bf16-mixed')\n", "lightning-default-accelerator"),
+    ("from pytorch_lightning import Trainer\nt = Trainer(max_epochs=1)\n", "lightning-default-accelerator"),
+    (
+        "from lightning.fabric.strategies import FSDPStrategy\ns = FSDPStrategy(sharding_strategy='FULL')\n",
+        "lightning-fsdp-strategy",
+    ),
     ('from transformers import TrainingArguments\na = TrainingArguments("o", fp16=True)\n', "trainer-fp16"),
     (
         "import transformers\na = transformers.TrainingArguments(output_dir='o', torch_compile=True)\n",
@@ -230,6 +236,8 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'ok = kind == "cuda_graph"\n',
         "import flash_attention_tpu\nimport apexlib\n",  # other packages
         "trainer = Trainer(accelerator='cpu')\n",
+        "from transformers import Trainer\nt = Trainer(model=m, args=a)\n",  # Hugging Face's, not Lightning's
+        "import lightning as L\nf = L.Fabric(**cfg)\n",  # the accelerator may be in cfg
         "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting
         'import torch\n@torch.library.custom_op("a::f", mutates_args=())\ndef f(x): ...\n',  # every device
         'import torch\ntorch.set_default_tensor_type("torch.FloatTensor")\nt = "torch.cuda.Tensors"\n',  # CPU, or text

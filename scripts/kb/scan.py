@@ -115,6 +115,11 @@ def is_nccl(value: object) -> bool:
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
+# Lightning's entry points, whose accelerator= defaults to "auto" (the CPU on a TorchTPU host)
+_LIGHTNING_ENTRIES = frozenset(
+    {"lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning.Trainer"}
+    | {"lightning.pytorch.Trainer", "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.Trainer"}
+)
 _EXTENSION_BUILDS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 _SHELL_CALLS = frozenset(
     {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput")}
@@ -188,11 +193,15 @@ class Visitor:
             elif isinstance(st, (ast.If, ast.Try, ast.With)):
                 stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
+        for st in tree.body:  # ext = load(...): the name a module-level extension build binds
+            if type(st) is ast.Assign and len(st.targets) == 1 and type(st.targets[0]) is ast.Name:
+                if type(st.value) is ast.Call and self.s.resolve(st.value.func)[0] in _EXTENSION_BUILDS:
+                    self.s.extensions[id(st.value)] = st.targets[0].id
         self.s.module = Scope(tree, None)
         self.visit(tree, self.s.module, False)
         s = self.s
         for use, name, function in s.pending_params:  # every call is known now
-            for arg, scope in s.passed(function, name):
+            for arg, scope in self.arguments(function, name):
                 self.device_uses(use, None, s.values(arg, scope))
         if s.uses_cuda:
             for call in s.pending_init:
@@ -202,6 +211,17 @@ class Visitor:
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
+
+    def arguments(self, function: Scope, name: str, depth: int = 0) -> list[tuple[ast.expr, Scope]]:
+        """What this file's calls pass as ``function``'s parameter ``name``, and where a call passes
+        its own caller's parameter on (``make_noise(n, device)`` inside ``train(..., device)``), what
+        the calls of that caller pass, up to three calls away."""
+        out = []
+        for arg, scope in self.s.passed(function, name):
+            out.append((arg, scope))
+            if depth < 2 and type(arg) is ast.Name and (caller := self.s.parameter(arg.id, scope)) is not None:
+                out += self.arguments(caller, arg.id, depth + 1)
+        return out
 
     def visit(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         handler = _HANDLERS.get(type(node))
@@ -454,6 +474,9 @@ class Visitor:
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
+        elif path in _LIGHTNING_ENTRIES:
+            if all(k.arg not in ("accelerator", None) for k in node.keywords):  # no accelerator=, no **kwargs
+                s.detect("lightning-default-accelerator", node)
         elif path in _EXTENSION_BUILDS:
             self.extension_build(node)
         elif path in _SHELL_CALLS:
@@ -469,16 +492,23 @@ class Visitor:
                 self.s.detect("nvidia-smi", part)
 
     def extension_build(self, node: ast.Call) -> None:
-        """``cpp_extension.load(sources=[... .cu])`` or ``with_cuda=True``: a CUDA build at run time."""
+        """``cpp_extension.load(sources=[... .cu])`` (a name anywhere in the sources, as in
+        ``os.path.join(here, "k.cu")``), reported at the call, or ``with_cuda=True``, at the keyword: a
+        CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a CUDA extension: each
+        use of it is a place of that finding."""
         sources = [k.value for k in node.keywords if k.arg == "sources"] + node.args[1:2]
-        for part, text in _string_parts(sources):
-            if text.endswith((".cu", ".cuh")):
-                self.s.detect("cuda-sources", part)
-                return
-        for kw in node.keywords:
-            if kw.arg == "with_cuda" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
-                self.s.detect("cuda-sources", kw)
-                return
+        cuda = any(
+            isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.endswith((".cu", ".cuh"))
+            for expr in sources
+            for c in ast.walk(expr)
+        )
+        flag = [
+            k for k in node.keywords if k.arg == "with_cuda" and type(k.value) is ast.Constant and k.value.value is True
+        ]
+        if cuda or flag:
+            self.s.detect("cuda-sources", node if cuda else flag[0])
+            if (name := self.s.extensions.get(id(node))) is not None:
+                self.s.imported[name] = node
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
@@ -637,7 +667,7 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
         else:
             continue
         line, column, snippet = s.position(st)
-        out.append(Imported(tuple(m for m in modules if m and m[0]), exact, line, column, snippet))
+        out.append(Imported(tuple(m for m in modules if any(m)), exact, line, column, snippet))
     return tuple(out)
 
 
@@ -800,6 +830,13 @@ def _scan(
     Visitor(state).run(tree)
     if state.device_tests and rules.detectors.keys() & DEVICE_TESTS:
         cuda = [(f.line, f.column) for f in state.findings.values() if f.severity == "must-change"]
+        must = set(cuda)  # and the uses of a name a must-change finding binds (ext = load(... .cu); ext.op(x))
+        cuda += [
+            place[:2]
+            for spoke, use in state.imported_uses
+            if state.position(spoke)[:2] in must
+            for place in [state.position(use)]
+        ]
         for name, node in device_tests(tree, state.device_tests, cuda, state.line):
             state.detect(name, node)
     findings = state.finish()

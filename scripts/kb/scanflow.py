@@ -132,11 +132,18 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
     if rule is None or not only:
         return findings
     tails = _tails(flows)
+    for fl in flows:  # a package whose __init__ imports one runs it on any import from the package
+        if fl.path.endswith("__init__.py") and fl.path not in only:
+            inner = [t for imp in fl.imports if (t := _first_file(tails, fl.path, imp)) in only]
+            if inner:
+                only[fl.path] = f"it imports `{inner[0]}` ({only[inner[0]]})"
     taken = {(f.path, f.line) for f in findings}
     extra: list[Finding] = []
     for fl in flows:
         for imp in () if fl.kernels else fl.imports:
             there = _first_file(tails, fl.path, imp)
+            if there not in only:
+                there = next((p for p in _packages(tails, fl.path, imp) if p in only), there)
             if there in only and (fl.path, imp.line) not in taken:
                 taken.add((fl.path, imp.line))
                 why = f"{rule.message} (`{there}`: {only[there]})"
@@ -156,6 +163,18 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
                     )
                 )
     return sorted(findings + extra) if extra else findings
+
+
+def _packages(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> list[str]:
+    """The ``__init__.py`` of each package an import loads on its way (``a`` and ``a.b`` for ``a.b.c``)."""
+    out = []
+    for module in imp.modules:
+        for k in range(1, len(module)):
+            files = [f for f in tails.get(module[:k], ()) if f.endswith("__init__.py")]
+            files = [f for f in files if not imp.exact or module_of(f) == module[:k]]
+            if len(files) == 1 and files[0] != path:
+                out.append(files[0])
+    return out
 
 
 def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> str | None:

@@ -321,6 +321,7 @@ Detector = Literal[
     "cuda-sources",
     "nvidia-smi",
     "local-cuda-module",
+    "lightning-default-accelerator",
 ]
 
 
