@@ -494,8 +494,8 @@ class Visitor:
     def extension_build(self, node: ast.Call) -> None:
         """``cpp_extension.load(sources=[... .cu])`` (a name anywhere in the sources, as in
         ``os.path.join(here, "k.cu")``), reported at the call, or ``with_cuda=True``, at the keyword: a
-        CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a CUDA extension: each
-        use of it is a place of that finding."""
+        CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a
+        CUDA extension: each use of it is a place of that finding."""
         sources = [k.value for k in node.keywords if k.arg == "sources"] + node.args[1:2]
         cuda = any(
             isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.endswith((".cu", ".cuh"))
