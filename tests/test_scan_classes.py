@@ -134,6 +134,7 @@ CLASSES = [
     ('import lightning as L\nt = L.Trainer(accelerator="tpu")\n', "lightning-tpu-accelerator"),
     ('from lightning.fabric import Fabric\nf = Fabric(accelerator="auto", devices=8)\n', "lightning-auto-accelerator"),
     ("from lightning.pytorch.strategies import XLAStrategy\ns = XLAStrategy()\n", "lightning-xla-strategy"),
+    ("import torch\nx.cuda()\nsd = torch.hub.load_state_dict_from_url(url)\n", "load-without-map-location"),
     ("import lightning as L\nfabric = L.Fabric(devices=2, precision='bf16-mixed')\n", "lightning-default-accelerator"),
     ("from pytorch_lightning import Trainer\nt = Trainer(max_epochs=1)\n", "lightning-default-accelerator"),
     (
@@ -660,3 +661,9 @@ def test_noise_a_cuda_version_only_printed_or_logged_is_info(real):
     )
     severity = {line: sev for line, rule, sev in found(real, code) if rule == "cuda-version-probe"}
     assert severity == {2: "info", 3: "info", 4: "must-change"}
+
+
+def test_a_checkpoint_fetched_from_a_url_with_a_map_location_is_fine(real):
+    code = "import torch\nx.cuda()\na = torch.hub.load_state_dict_from_url(u, None, 'cpu')\n"
+    code += "b = torch.hub.load_state_dict_from_url(u, map_location='cpu')\nc = torch.hub.load_state_dict_from_url(u)\n"
+    assert [line for line, rule, _ in found(real, code) if rule == "load-without-map-location"] == [5]

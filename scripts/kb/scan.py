@@ -115,6 +115,8 @@ def is_nccl(value: object) -> bool:
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
+# the checkpoint loaders, each with the position of its map_location argument
+_LOADS = {"torch.load": 1, "torch.hub.load_state_dict_from_url": 2, "torch.utils.model_zoo.load_url": 2}
 # Lightning's entry points, whose accelerator= defaults to "auto" (the CPU on a TorchTPU host)
 _LIGHTNING_ENTRIES = frozenset(
     {"lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning.Trainer"}
@@ -457,8 +459,8 @@ class Visitor:
         elif name == "DataLoader":
             self.dataloader(node, scope)
         elif (
-            path == "torch.load"
-            and len(node.args) < 2
+            path in _LOADS
+            and len(node.args) <= _LOADS[path]
             and all(k.arg not in ("map_location", None) for k in node.keywords)
         ):
             s.pending_load.append(node)
