@@ -24,6 +24,7 @@ from kb.export import export_project  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
 from kb.printpage import PRINT_PAGE  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
+from kb.readingpath import link_reading_path  # noqa: E402
 from kb.urls import built_redirects  # noqa: E402
 
 _build = Build()
@@ -55,6 +56,13 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 
 def on_pre_build(config: MkDocsConfig) -> None:
     _guard(_build.pre_build, Path(config.config_file_path).parent, _log.info)
+
+
+def on_nav(nav: Any, *, config: MkDocsConfig, **_: object) -> Any:
+    """Previous and next follow the README's reading path (extra.reading_path) where it goes."""
+    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    _guard(fail, link_reading_path(nav.pages, config.extra.get("reading_path"), text), "reading path")
+    return nav
 
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, **_: object) -> str:
