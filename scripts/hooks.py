@@ -18,13 +18,11 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, fail, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
-from kb.editlinks import check_settings  # noqa: E402
+from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.export import export_project  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
 from kb.printpage import PRINT_PAGE  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
-from kb.readingpath import link_reading_path  # noqa: E402
 from kb.urls import built_redirects  # noqa: E402
 
 _build = Build()
@@ -45,24 +43,15 @@ def on_shutdown() -> None:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """The site address and the Git host for the edit actions, checked before any template sees
-    them; no repository URL means no actions."""
-    root = Path(config.config_file_path).parent
-    _guard(fail, check_settings(config.repo_url, config.edit_uri, root, config.site_url), "site and Git host settings")
-    if not config.repo_url:
-        config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
-    return config
+    return _guard(check_config, config)  # the site address and Git host, before any template sees them
+
+
+def on_nav(nav: Any, *, config: MkDocsConfig, **_: object) -> Any:
+    return _guard(follow_reading_path, nav, config)  # previous/next along the README's reading path
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
     _guard(_build.pre_build, Path(config.config_file_path).parent, _log.info)
-
-
-def on_nav(nav: Any, *, config: MkDocsConfig, **_: object) -> Any:
-    """Previous and next follow the README's reading path (extra.reading_path) where it goes."""
-    text = Path(config.config_file_path).read_text(encoding="utf-8")
-    _guard(fail, link_reading_path(nav.pages, config.extra.get("reading_path"), text), "reading path")
-    return nav
 
 
 def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, **_: object) -> str:

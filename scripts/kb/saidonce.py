@@ -37,7 +37,7 @@ def paragraphs(path: str, body: str, first_line: int = 1) -> Iterator[Paragraph]
     """The prose paragraphs of a page's body (``first_line``: the file line the body starts on).
     A list item starts a paragraph of its own; a blank or non-prose line ends one."""
     lines = body.split("\n")
-    start, words = 0, []
+    start, words = 0, list[str]()
     for i, (line, is_code) in enumerate(zip(lines, code_mask(lines), strict=True)):
         prose = not is_code and line.strip() and not _NOT_PROSE.match(line)
         if not prose or _ITEM.match(line):
