@@ -73,3 +73,12 @@ def test_the_pre_commit_example_is_a_local_hook_that_runs_the_installed_command(
     shutil.copy(SAMPLE, tmp_path / "train.py")
     run = scan(tmp_path, *options, "train.py")  # pre-commit appends the staged files
     assert run.returncode == 1 and re.match(r"train\.py:\d+:\d+: TPU\d+ ", run.stdout), run.stdout + run.stderr
+
+
+def test_the_pages_settings_example_is_read_as_written(tmp_path):
+    ((_, settings),) = blocks("toml")
+    (tmp_path / "pyproject.toml").write_text(settings, encoding="utf-8")
+    shutil.copy(SAMPLE, tmp_path / "train.py")
+    run = scan(tmp_path, "train.py")
+    assert run.returncode == 1 and "pyproject.toml" not in run.stderr, run.stderr  # read, and fail-on applies
+    assert "TPU102" in run.stdout and "TPU8" not in run.stdout
