@@ -476,9 +476,8 @@ class Visitor:
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
-        elif path in _LIGHTNING_ENTRIES:
-            if all(k.arg not in ("accelerator", None) for k in node.keywords):  # no accelerator=, no **kwargs
-                s.detect("lightning-default-accelerator", node)
+        elif path in _LIGHTNING_ENTRIES and all(k.arg not in ("accelerator", None) for k in node.keywords):
+            s.detect("lightning-default-accelerator", node)  # no accelerator=, no **kwargs: "auto"
         elif path in _EXTENSION_BUILDS:
             self.extension_build(node)
         elif path in _SHELL_CALLS:
