@@ -32,7 +32,7 @@ def device_tests(
     if not is_cuda and not cpu:
         return []
     places = list(cuda_places)
-    defs = _cuda_defs(tree, places, line)
+    defs = _cuda_defs(tree, places)
     out: list[tuple[str, ast.expr]] = []
     for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
         for node in is_cuda:
@@ -65,11 +65,16 @@ def _device_type(node: ast.expr) -> bool:
     return False
 
 
-def _cuda_defs(tree: ast.Module, places: list[tuple[int, int]], line: Callable[[int], str]) -> frozenset[str]:
-    """The module-level functions and classes that hold CUDA-only code (``class FusedFn(Function)``
+def _cuda_defs(tree: ast.Module, places: list[tuple[int, int]]) -> frozenset[str]:
+    """The module-level functions and classes that hold a CUDA finding (``class FusedFn(Function)``
     whose forward calls a CUDA extension): a branch that calls one runs CUDA code."""
     kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    return frozenset(st.name for st in tree.body if isinstance(st, kinds) and _cuda_inside([st], places, line))
+    lines = {ln for ln, _ in places}
+    return frozenset(
+        st.name
+        for st in tree.body
+        if isinstance(st, kinds) and any(st.lineno <= ln <= (st.end_lineno or st.lineno) for ln in lines)
+    )
 
 
 def _cuda_inside(
@@ -78,10 +83,9 @@ def _cuda_inside(
     spans: list[Span] = _spans(nodes)
     if any(_inside(spans, ln, col, line) for ln, col in places):
         return True
-    walked = [n for node in nodes for n in ast.walk(node)]
-    return (
-        any(_names_cuda(n) for n in walked) or bool(defs) and any(type(n) is ast.Name and n.id in defs for n in walked)
-    )
+    if any(_names_cuda(n) for node in nodes for n in ast.walk(node)):
+        return True
+    return bool(defs) and any(type(n) is ast.Name and n.id in defs for node in nodes for n in ast.walk(node))
 
 
 def _names_cuda(node: ast.AST) -> bool:
