@@ -68,6 +68,7 @@ class RepoLabels:
     repo: str
     commit: str
     files: dict[str, dict[int, Label]]
+    style: str = ""  # one of STYLES, or "" when the entry names none
 
 
 def parse_labels(located: Located, shown: str) -> list[RepoLabels]:
@@ -122,7 +123,8 @@ def parse_labels(located: Located, shown: str) -> list[RepoLabels]:
                 label = _parse_entry(entry, at, bad)
                 if label is not None:
                     parsed[path][int(line)] = label
-        out.append(RepoLabels(repo, commit, parsed))
+        style = item.get("style")
+        out.append(RepoLabels(repo, commit, parsed, style if isinstance(style, str) else ""))
     if problems:
         raise EvalError("\n".join(str(p) for p in sorted(problems)))
     return out

@@ -667,3 +667,23 @@ def test_a_checkpoint_fetched_from_a_url_with_a_map_location_is_fine(real):
     code = "import torch\nx.cuda()\na = torch.hub.load_state_dict_from_url(u, None, 'cpu')\n"
     code += "b = torch.hub.load_state_dict_from_url(u, map_location='cpu')\nc = torch.hub.load_state_dict_from_url(u)\n"
     assert [line for line, rule, _ in found(real, code) if rule == "load-without-map-location"] == [5]
+
+
+def test_a_device_count_that_picks_a_device_by_rank_is_left_to_a_person(real):
+    """Issue 34, no half-fixes: ``rank % torch.accelerator.device_count()`` would still be a per-rank index."""
+    code = "import torch\nd = rank % torch.cuda.device_count()\nn = torch.cuda.device_count()\n"
+    got = {(f.line, f.manual) for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-count"}
+    assert got == {(2, True), (3, False)}, got
+    fixed, count = fix_text(code, fixes_for(scan_source(code, "t.py", real), real.by_id()))
+    assert count == 1 and "rank % torch.cuda.device_count()" in fixed, fixed
+
+
+def test_noise_a_cuda_test_that_guards_only_cuda_calls_is_review(real):
+    """Issue 34, noise: ``if device.type == "cuda": torch.cuda.synchronize()`` skips a CUDA call on a
+    TPU, which is right; a test that guards anything else, or has an else, stays must-change."""
+    code = (
+        'import torch\nif device.type == "cuda":\n    torch.cuda.synchronize()\n'
+        'if device.type == "cuda":\n    torch.cuda.synchronize()\n    x = 1\npin = device.type == "cuda"\n'
+    )
+    got = [(line, sev) for line, rule, sev in found(real, code) if rule == "cuda-compare"]
+    assert got == [(2, "review"), (4, "must-change"), (7, "must-change")], got

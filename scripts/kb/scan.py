@@ -52,7 +52,7 @@ from typing import Any, Callable
 from .errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
 from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, Called, Export, Flows, Imported, Passed, Returned, relative
-from .scanguard import apply_guards, mark_unguarded, soften_logged, soften_short_circuited
+from .scanguard import apply_guards, mark_unguarded, soften_cuda_guards, soften_logged, soften_short_circuited
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -210,6 +210,11 @@ class Visitor:
                 s.detect("init-without-backend", call)
             for call in s.pending_load:
                 s.detect("load-without-map-location", call)
+        for call in s.pending_nonzero if s.moves_to_device or s.uses_cuda else ():
+            s.detect("nonzero", call)
+        for call, scope in s.pending_fullgraph:
+            if any(_breaks_graph(fn) for fn in _compiled(s, call, scope)):
+                s.detect("fullgraph", call)
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
@@ -397,6 +402,8 @@ class Visitor:
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scope: Scope, loop: bool) -> None:
         for dec in getattr(node, "decorator_list", ()):
+            if type(dec) is ast.Call:
+                self.s.decorated[id(dec)] = node  # type: ignore[assignment]  # a def: lambdas have no decorators
             self.visit(dec, scope, loop)
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
@@ -453,7 +460,7 @@ class Visitor:
                 s.pending_init.append(node)
             self.backend_uses(node, scope)
         elif name == "nonzero" and (path.startswith("torch") if path else method):
-            s.detect("nonzero", node)
+            s.pending_nonzero.append(node)  # reported where the file puts work on a device
         elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
             s.detect("item-in-loop", node)
         elif name == "DataLoader":
@@ -472,7 +479,7 @@ class Visitor:
                 if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
                     s.detect("compile-cudagraph-mode", node, v.followed)
                 elif kw.arg == "fullgraph" and any(x is True for x in v.known):
-                    s.detect("fullgraph", node, v.followed)
+                    s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
@@ -633,6 +640,30 @@ def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
         if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans):
             return f"{f.code} at line {f.line}"
     return ""
+
+
+def _compiled(s: FileScan, call: ast.Call, scope: Scope) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions of this file a ``torch.compile(...)`` call compiles: the one it decorates
+    (``@torch.compile(fullgraph=True)``) or the one it names (``torch.compile(step, ...)``)."""
+    if (fn := s.decorated.get(id(call))) is not None:
+        return [fn]
+    target = call.args[0] if call.args else None
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    where: Scope | None = scope
+    while type(target) is ast.Name and where is not None and not found:
+        found, where = where.defined(target.id), where.parent
+    return found
+
+
+def _breaks_graph(fn: ast.AST) -> bool:
+    """``.item()``, ``.tolist()``, ``print(...)`` or a ``precision`` block in ``fn``: a graph break."""
+    for node in ast.walk(fn):
+        if type(node) is ast.Call:
+            f = node.func
+            name = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else ""
+            if name in ("item", "tolist", "print", "precision"):
+                return True
+    return False
 
 
 def _body(s: FileScan) -> list[ast.stmt]:
@@ -857,7 +888,22 @@ def _scan(
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):
         kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
+    if "if" in text:
+        kept = soften_cuda_guards(tree, kept, state.line)
+    if "device_count" in text and "%" in text:
+        kept = _rank_modulo(tree, kept, state)
     return _no_half_fixes(kept, rules), state
+
+
+def _rank_modulo(tree: ast.Module, findings: list[Finding], state: FileScan) -> list[Finding]:
+    """``rank % torch.cuda.device_count()`` picks a device by rank: renaming the count to
+    ``torch.accelerator`` would keep a per-rank index, so its finding is left to a person."""
+    places = {
+        state.position(node.right)[:2]
+        for node in ast.walk(tree)
+        if type(node) is ast.BinOp and type(node.op) is ast.Mod and ranky(node.left) and type(node.right) is ast.Call
+    }
+    return [f._replace(manual=True) if (f.line, f.column) in places else f for f in findings]
 
 
 def _no_half_fixes(findings: list[Finding], rules: RuleSet) -> list[Finding]:

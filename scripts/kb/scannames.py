@@ -174,6 +174,9 @@ class FileScan:
     moves_to_device: bool = False
     pending_init: list[ast.Call] = field(default_factory=list)
     pending_load: list[ast.Call] = field(default_factory=list)
+    pending_nonzero: list[ast.Call] = field(default_factory=list)
+    pending_fullgraph: list[tuple[ast.Call, Scope]] = field(default_factory=list)
+    decorated: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)  # id(decorator call)
     device_tests: list[ast.expr] = field(default_factory=list)  # is_cuda, is_cpu, device.type compares (scandevtest)
     pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
     # (where the value was written, where it is used, the rule the use matched): resolved in finish()
