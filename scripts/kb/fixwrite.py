@@ -26,18 +26,21 @@ import fcntl
 import hashlib
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from . import fixtemp
 from .errors import Problem
+from .exchange import exchange
 
 LOCK_WAIT = 60.0  # seconds to wait for another run's lock on one file before leaving it
 BEFORE_REPLACE: Callable[[Path], None] | None = None  # test hook: new text written, last check next
+AFTER_CHECK: Callable[[Path], None] | None = None  # test hook: the last check passed, the write or rename next
 CHANGED = "changed since it was scanned; not fixed (run the scan again)"
 CHANGED_NOW = "changed while it was being fixed; left as it is now (run --fix again)"
+SAVED_DURING = "changed while writing; left as the user saved it"
 
 
 def digest(raw: bytes) -> str:
@@ -102,6 +105,8 @@ def _last_check(path: Path, before: os.stat_result, raw: bytes) -> None:
         BEFORE_REPLACE(path)
     if not _unchanged(path, before, raw):
         raise Refused(CHANGED_NOW)
+    if AFTER_CHECK is not None:
+        AFTER_CHECK(path)
 
 
 def refusal(path: Path, st: os.stat_result) -> str:
@@ -123,13 +128,14 @@ def replace(path: Path, fd: int, raw: bytes, data: bytes) -> None:
         if st.st_nlink > 1 or st.st_uid != os.geteuid():
             _in_place(path, st, raw, data)
         else:
-            _by_rename(path, st, raw, data)
+            _by_rename(path, fd, st, raw, data)
     except OSError as exc:
         raise Refused(f"can't be written ({exc.strerror or exc}); left as it was") from None
 
 
 def _in_place(path: Path, st: os.stat_result, raw: bytes, data: bytes) -> None:
-    """Rewrite through the same inode: its links, owner, mode and attributes stay."""
+    """Rewrite through the same inode: its links, owner, mode and attributes stay. A save by
+    rename in the meantime leaves the path to the user's file; the inode gets its bytes back."""
     out = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
         _last_check(path, st, raw)
@@ -138,6 +144,9 @@ def _in_place(path: Path, st: os.stat_result, raw: bytes, data: bytes) -> None:
         except OSError:
             _write_at(out, raw)  # the old bytes fit where they were
             raise
+        if not _is(path, st):
+            _write_at(out, raw)
+            raise Refused(SAVED_DURING)
     finally:
         os.close(out)
 
@@ -151,24 +160,79 @@ def _write_at(fd: int, data: bytes) -> None:
     os.fsync(fd)
 
 
-def _by_rename(path: Path, st: os.stat_result, raw: bytes, data: bytes) -> None:
-    """A temporary file beside it with its mode, group and extended attributes, then one rename."""
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".fix", dir=path.parent)
+def _by_rename(path: Path, fd: int, st: os.stat_result, raw: bytes, data: bytes) -> None:
+    """A temporary file beside it with its mode, group and extended attributes swapped in for it;
+    then the file swapped out is checked once more, and swapped back when a save reached it."""
+    handle, temp = _temp_copy(path, st, data)
     try:
-        try:
-            _write_at(handle, data)
-            os.fchmod(handle, stat.S_IMODE(st.st_mode))
-            if os.fstat(handle).st_gid != st.st_gid:
-                os.fchown(handle, -1, st.st_gid)
-            for name in _xattrs(path):
-                os.setxattr(handle, name, os.getxattr(path, name, follow_symlinks=False))
-        finally:
-            os.close(handle)
+        new = os.fstat(handle)
         _last_check(path, st, raw)
-        os.replace(temp, path)
+        if exchange(temp, path):
+            _settle(path, temp, fd, st, raw, new)
+        else:
+            os.replace(temp, path)
+            _settle_replaced(path, fd, st, raw, new)
     finally:
         if os.path.lexists(temp):
             os.unlink(temp)
+        os.close(handle)  # drops its lock only once its name is gone (kb.fixtemp)
+
+
+def _temp_copy(path: Path, st: os.stat_result, data: bytes) -> tuple[int, Path]:
+    """A locked temporary file beside ``path`` holding ``data``, with ``st``'s mode and group and
+    ``path``'s extended attributes: its descriptor and name."""
+    handle, name = fixtemp.create(path)
+    try:
+        _write_at(handle, data)
+        os.fchmod(handle, stat.S_IMODE(st.st_mode))
+        if os.fstat(handle).st_gid != st.st_gid:
+            os.fchown(handle, -1, st.st_gid)
+        for attr in _xattrs(path):
+            os.setxattr(handle, attr, os.getxattr(path, attr, follow_symlinks=False))
+    except BaseException:
+        os.unlink(name)
+        os.close(handle)
+        raise
+    return handle, name
+
+
+def _settle(path: Path, temp: Path, fd: int, st: os.stat_result, raw: bytes, new: os.stat_result) -> None:
+    """After the exchange ``temp`` holds what ``path`` held. Unless that is the file checked, as it
+    was checked, a save came in between: swap back (if the path was saved over again since, that
+    newer save stays)."""
+    if _is(temp, st) and _intact(fd, st, raw):
+        return
+    if _is(path, new) and not exchange(temp, path):
+        os.replace(temp, path)
+    raise Refused(SAVED_DURING)
+
+
+def _settle_replaced(path: Path, fd: int, st: os.stat_result, raw: bytes, new: os.stat_result) -> None:
+    """After a plain rename (no exchange here): the old file, still open as ``fd``, is checked once
+    more; a save written into it goes back to the path. A save by rename in between is lost."""
+    if _intact(fd, st, raw):
+        return
+    if _is(path, new):
+        handle, temp = _temp_copy(path, os.fstat(fd), read_all(fd))
+        try:
+            os.replace(temp, path)
+        finally:
+            os.close(handle)
+    raise Refused(SAVED_DURING)
+
+
+def _is(path: Path, st: os.stat_result) -> bool:
+    """``path`` names the file ``st`` was taken of."""
+    try:
+        return _same(os.lstat(path), st)
+    except OSError:
+        return False
+
+
+def _intact(fd: int, st: os.stat_result, raw: bytes) -> bool:
+    """The file open as ``fd`` still has the size, mtime and bytes it had when checked."""
+    now = os.fstat(fd)
+    return (now.st_size, now.st_mtime_ns) == (st.st_size, st.st_mtime_ns) and read_all(fd) == raw
 
 
 def _xattrs(path: Path) -> list[str]:
