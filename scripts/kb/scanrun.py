@@ -20,13 +20,15 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from pathlib import Path
 from types import FrameType
 
-from . import fixwrite
+from . import fixtemp, fixwrite
 from .errors import KBError, Problem, format_problems
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
@@ -196,16 +198,20 @@ def fix_all(
     todo = {
         p: found for p, found in by_path.items() if any(by_id[f.rule].fix is not None and not f.manual for f in found)
     }
+    folders = {Path(path).parent for path, _ in files} if write else set()
+    fixtemp.sweep(folders)  # what a killed --fix left
     if not todo:
         return findings, []
     real = {shown: path for path, shown in files}
     sums = digests or {}
     work = [(real[shown], shown, found, write, sums.get(real[shown], "")) for shown, found in sorted(todo.items())]
-    if jobs <= 1 or len(work) < FIX_PARALLEL_FROM:
-        results = [_fix_one(item, rules) for item in work]
-    else:
-        with _workers(jobs, rules) as pool:
-            results = pool.map(_fix_worker, work, chunksize=4)
+    try:
+        if jobs <= 1 or len(work) < FIX_PARALLEL_FROM:
+            results = [_fix_one(item, rules) for item in work]
+        else:
+            results = _fix_in_workers(work, rules, jobs)
+    finally:
+        fixtemp.sweep(folders)  # the workers are gone: what one killed by SIGKILL left
     left = [f for p, found in by_path.items() if p not in todo for f in found]
     problems: list[Problem] = []
     for diff, after, trouble in results:
@@ -216,11 +222,39 @@ def fix_all(
 
 
 FixWork = tuple[str, str, list[Finding], bool, str]  # path, path shown, findings, write or diff, scanned SHA-256
+FixResult = tuple[str, list[Finding], list[Problem]]  # the diff, the findings left, the problems
+KILLED = "its worker process was killed; fixed or left as it was (run the scan again)"
 
 
-def _fix_worker(item: FixWork) -> tuple[str, list[Finding], list[Problem]]:
+def _fix_in_workers(work: list[FixWork], rules: RuleSet, jobs: int) -> list[FixResult]:
+    """Each file in a worker process. A worker that dies (SIGKILL, out of memory) fails its file
+    and the ones not done yet, each with a message, instead of leaving the command waiting."""
+    pool = ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init, initargs=(rules, os.getpid()))
+    try:
+        futures = [pool.submit(_fix_worker, item) for item in work]
+        return [_result(future, item) for future, item in zip(futures, work, strict=True)]
+    finally:
+        processes = list((pool._processes or {}).values())
+        for process in processes:
+            process.terminate()  # SIGTERM: SystemExit in the worker, so its finally blocks run
+        for process in processes:
+            process.join()
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _result(future: Future[FixResult], item: FixWork) -> FixResult:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return "", item[2], [Problem(item[1], 1, KILLED)]
+
+
+def _fix_worker(item: FixWork) -> FixResult:
     assert _RULES is not None, "the worker was started without rules"
-    return _fix_one(item, _RULES)
+    try:
+        return _fix_one(item, _RULES)
+    except SystemExit as stop:  # a signal: the file's finally blocks have run; the pool would take the next
+        os._exit(stop.code if isinstance(stop.code, int) else 1)
 
 
 def _fix_one(item: FixWork, rules: RuleSet) -> tuple[str, list[Finding], list[Problem]]:
@@ -353,6 +387,9 @@ def _init(rules: RuleSet, parent: int) -> None:
 
 
 def _exit_worker(signum: int, frame: FrameType | None) -> None:
+    """The first SIGTERM or SIGHUP unwinds the worker; a second can't cut its ``finally`` blocks short."""
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_IGN)
     raise SystemExit(128 + signum)
 
 
