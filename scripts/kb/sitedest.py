@@ -41,7 +41,7 @@ def refuse_early(root: Path, dest: str, config: str) -> None:
     """DestError when ``root/dest`` is a folder publish must never replace, whatever it holds."""
     target = (root / dest).resolve()
     project = root.resolve()
-    docs = (project / _docs_dir(root / config)).resolve()
+    docs = (project / docs_dir(root / config)).resolve()
     why = ""
     if target == project or project.is_relative_to(target):
         why = "is the project folder or holds it"
@@ -55,7 +55,7 @@ def refuse_early(root: Path, dest: str, config: str) -> None:
         raise DestError(f"{dest}: {why}; publish replaces only a site folder it wrote (expected e.g. site)")
 
 
-def _docs_dir(config: Path) -> str:
+def docs_dir(config: Path) -> str:
     try:
         found = re.search(r"^docs_dir:\s*['\"]?([^'\"\s#]+)", config.read_text(encoding="utf-8"), re.M)
     except OSError:
