@@ -6,15 +6,23 @@
   and the second finds the file changed since its scan (below) and leaves it.
 - **Unchanged since the scan.** The bytes read under the lock must hash as the scan's did, and just
   before the replace the path must still name the same file (device, inode) with the same size,
-  mtime and bytes. Otherwise the file is left as it is now, with a message. Editors don't take
-  ``flock``: a save in the instant between that last check and the rename can still be lost.
+  mtime and bytes. Otherwise the file is left as it is now, with a message.
+- **A save during the write is kept.** Editors don't take ``flock``, so a save can land after that
+  check. The new text goes to a temporary file in the same folder (``kb.fixtemp``), which gets the
+  file's mode, group and extended attributes, and is swapped in with ``renameat2(RENAME_EXCHANGE)``
+  (``kb.exchange``): the old file stays linked at the temporary name and is checked once more
+  (same inode, size, mtime, bytes). If a save reached it, or a new file was renamed over the path
+  in between, the two are swapped back and the user's save is what the path holds. Not covered: a
+  write that lands in the old file after that re-check, through a descriptor opened before the
+  swap. Where the exchange call is missing the fix is a plain ``rename``, then the same re-check
+  through the locked descriptor of the old file, whose bytes are put back if they changed (a save
+  by rename in the instant before the rename is lost there).
 - **Kept as it was.** A file is refused when the user can't write it or it has no write bit (even
   as root). When it has other hard links or belongs to another user it is rewritten in place,
   through the same inode (owner, mode, links and extended attributes stay; on a failure the old
-  bytes are written back). Otherwise the new text goes to a temporary file in the same folder,
-  which gets the file's mode, group and extended attributes, then replaces it with one rename; the
-  temporary file is removed in ``finally`` (a signal that Python sees, SIGTERM or SIGINT, runs it;
-  SIGKILL can leave one ``.NAME.*.fix``).
+  bytes are written back, and so they are when a save renamed a new file over its path meanwhile;
+  a save written into it between the check and the write is overwritten). The temporary file is
+  removed in ``finally``; one a SIGKILL left is removed by the command or the next ``--fix``.
 
 Every failure is a ``Problem`` for the file, never an exception.
 """

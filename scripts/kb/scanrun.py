@@ -9,6 +9,8 @@ can't be fixed are listed on stderr (``path:line: reason``) and skipped; with ``
 unfixed makes the status at least 1. ``# noqa`` or ``# noqa: TPU101`` on a line silences findings
 there. How ``--fix`` writes is ``kb.fixwrite``. Worker processes end with the command: SIGTERM and
 SIGINT stop them (their temporary files are removed), and each is sent SIGTERM if the command dies.
+A fix worker killed by SIGKILL fails the files not done, with a message; the temporary files such
+a kill leaves are removed once the workers are gone, and by the next ``--fix`` (``kb.fixtemp``).
 """
 
 from __future__ import annotations
