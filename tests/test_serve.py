@@ -6,7 +6,9 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+import types
 import urllib.request
 
 from conftest import ROOT, copy_project
@@ -162,3 +164,27 @@ def test_a_page_deleted_or_created_mid_build_keeps_the_last_good_site_answering(
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_site_check_a_newer_build_overtook_ends_quietly_and_a_current_one_is_one_line(tmp_path, monkeypatch, capsys):
+    """Under serve the check reads the site in the background while the next rebuild may rewrite
+    it (seen as an IndexError in kb.sitecheck); that must never print a thread's traceback."""
+    import kb.build
+    import kb.sitecheck
+
+    def overtaken(*args, **kwargs):
+        build.generation += 1  # the next rebuild starts while the check reads the site
+        raise IndexError("list index out of range")
+
+    build = kb.build.Build(serving=True)
+    build.project = types.SimpleNamespace(pages=[])
+    monkeypatch.setattr(kb.build, "built_sources", lambda pages, urls: {})
+    for raising in (overtaken, lambda *a, **k: [][0]):
+        monkeypatch.setattr(kb.sitecheck, "check_site", raising)
+        build.check_site(tmp_path, "site", True, {}, "/", print)
+        for thread in [t for t in threading.enumerate() if t.name == "kb-check-site"]:
+            thread.join(timeout=60)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Exception in thread" not in err, err
+    assert err.count("the built-site check stopped") == 1, err  # the overtaken one said nothing
+    assert "site:1: the built-site check stopped: IndexError: list index out of range" in err, err
