@@ -99,3 +99,35 @@ def test_the_next_fix_removes_what_a_killed_run_left_and_nothing_of_the_users(tm
     assert script.read_text() == FIXED
     assert temps(tmp_path) == sorted([".t.py.1234.fix", ".t.py.kbfix-abcdEFG1.fix", live.name])
     assert all((tmp_path / name).read_text() == text for name, text in mine.items())
+
+
+def _swallowing_worker(ready: Path) -> None:
+    import kb.scanrun
+
+    signal.signal(signal.SIGTERM, kb.scanrun._exit_fixer)
+    ready.touch()
+    while True:  # as the pool's own code does: any exception becomes a task's result, then it waits on
+        try:
+            time.sleep(1)
+        except BaseException:  # noqa: BLE001, S110
+            pass
+
+
+def test_a_fix_worker_sent_sigterm_outside_a_file_exits_even_where_the_pool_catches_everything(tmp_path):
+    """The pool's worker loop catches BaseException (a SystemExit there was taken as a result, and
+    the worker waited forever for work while the command waited for it: a hang, 1 run in 4 of 400
+    files). Outside a file the signal must end the worker at once."""
+    import multiprocessing
+
+    ready = tmp_path / "ready"
+    worker = multiprocessing.get_context("fork").Process(target=_swallowing_worker, args=(ready,))
+    worker.start()
+    try:
+        _wait(ready.exists, "the worker to start")
+        worker.terminate()
+        worker.join(timeout=60)
+        assert not worker.is_alive(), "the worker took the signal as an exception and went on"
+        assert worker.exitcode == 128 + signal.SIGTERM
+    finally:
+        worker.kill()
+        worker.join()

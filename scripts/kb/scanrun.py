@@ -46,6 +46,8 @@ FIX_PARALLEL_FROM = 4  # files to fix: each costs a LibCST parse, far more than 
 PROGRESS_FROM = 500
 SITE_URL_ENV = "TORCHTPU_SCAN_SITE_URL"
 _RULES: RuleSet | None = None  # set once per worker process
+_IN_FILE = False  # in a fix worker: fixing a file (a signal unwinds it) or not (a signal exits)
+_STOPPING = False  # in a fix worker: a signal is unwinding the file
 _RANK = {"info": 0, "review": 1, "must-change": 2}
 _PROG = "python -m kb scan"  # how usage errors name the command
 
@@ -230,18 +232,26 @@ KILLED = "its worker process was killed; fixed or left as it was (run the scan a
 
 def _fix_in_workers(work: list[FixWork], rules: RuleSet, jobs: int) -> list[FixResult]:
     """Each file in a worker process. A worker that dies (SIGKILL, out of memory) fails its file
-    and the ones not done yet, each with a message, instead of leaving the command waiting."""
-    pool = ProcessPoolExecutor(jobs, mp_context=get_context("fork"), initializer=_init, initargs=(rules, os.getpid()))
+    and the ones not done yet, each with a message, instead of leaving the command waiting. Done,
+    the workers are told to exit; stopped (a signal, an error), they are sent SIGTERM."""
+    context = get_context("fork")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_fixer, initargs=(rules, os.getpid()))
     try:
         futures = [pool.submit(_fix_worker, item) for item in work]
-        return [_result(future, item) for future, item in zip(futures, work, strict=True)]
-    finally:
+        results = [_result(future, item) for future, item in zip(futures, work, strict=True)]
+    except BaseException:
         processes = list((pool._processes or {}).values())
         for process in processes:
-            process.terminate()  # SIGTERM: SystemExit in the worker, so its finally blocks run
+            process.terminate()  # a worker in a file unwinds its finally blocks; an idle one exits
         for process in processes:
-            process.join()
+            process.join(timeout=60)
+            if process.is_alive():
+                process.kill()
+                process.join()
         pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
 
 
 def _result(future: Future[FixResult], item: FixWork) -> FixResult:
@@ -252,11 +262,33 @@ def _result(future: Future[FixResult], item: FixWork) -> FixResult:
 
 
 def _fix_worker(item: FixWork) -> FixResult:
+    global _IN_FILE
     assert _RULES is not None, "the worker was started without rules"
     try:
+        _IN_FILE = True
         return _fix_one(item, _RULES)
     except SystemExit as stop:  # a signal: the file's finally blocks have run; the pool would take the next
         os._exit(stop.code if isinstance(stop.code, int) else 1)
+    finally:
+        _IN_FILE = False
+
+
+def _init_fixer(rules: RuleSet, parent: int) -> None:
+    _init(rules, parent)
+    signal.signal(signal.SIGTERM, _exit_fixer)
+    signal.signal(signal.SIGHUP, _exit_fixer)
+
+
+def _exit_fixer(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM or SIGHUP in a fix worker. In a file it unwinds it (its temporary file is removed),
+    once: a second signal can't cut the ``finally`` blocks short. Anywhere else (the pool's own
+    code, which would take an exception for a task's result and wait for the next) it exits now."""
+    global _STOPPING
+    if not _IN_FILE:
+        os._exit(128 + signum)
+    if not _STOPPING:
+        _STOPPING = True
+        raise SystemExit(128 + signum)
 
 
 def _fix_one(item: FixWork, rules: RuleSet) -> tuple[str, list[Finding], list[Problem]]:
@@ -389,9 +421,6 @@ def _init(rules: RuleSet, parent: int) -> None:
 
 
 def _exit_worker(signum: int, frame: FrameType | None) -> None:
-    """The first SIGTERM or SIGHUP unwinds the worker; a second can't cut its ``finally`` blocks short."""
-    for s in (signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, signal.SIG_IGN)
     raise SystemExit(128 + signum)
 
 
