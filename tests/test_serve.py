@@ -6,10 +6,12 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
+import types
 import urllib.request
 
-from conftest import copy_project
+from conftest import ROOT, copy_project
 
 
 def _free_port() -> int:
@@ -111,3 +113,78 @@ def test_a_bad_shortcode_under_serve_is_reported_at_its_line_counting_the_blank_
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+MID_BUILD = '''
+"""A test hook: makes a page go away, or a new one appear, after MkDocs has listed the files."""
+from pathlib import Path
+
+def on_files(files, config):
+    docs = Path(config.docs_dir)
+    trigger = docs / "mid-build.txt"
+    if not trigger.exists():
+        return files
+    action, name = trigger.read_text().split()
+    files.remove(files.get_file_from_path("mid-build.txt"))
+    trigger.unlink()
+    if action == "delete":
+        (docs / name).unlink()  # listed, with a nav entry, and gone before it is read
+    else:
+        (docs / name).write_text("---\\nreviewed: 2026-11-30\\ntags: [training]\\n---\\n\\n# New\\n")
+    return files
+'''
+
+
+def test_a_page_deleted_or_created_mid_build_keeps_the_last_good_site_answering(tmp_path):
+    """The hook widens the race: the page changes after MkDocs listed the files, before it reads them."""
+    root = copy_project(tmp_path / "p")
+    (root / "mid_build_hook.py").write_text(MID_BUILD)
+    config = root / "mkdocs.yml"
+    config.write_text(
+        config.read_text().replace("  - scripts/hooks.py\n", "  - scripts/hooks.py\n  - mid_build_hook.py\n")
+    )
+    server, log, base = _serve(root, tmp_path)
+    try:
+        assert _wait_for(lambda: _get(base, 2) == 200, 90), log.read_text()[-2000:]
+        (root / "docs" / "mid-build.txt").write_text("delete migrate/serving.md")
+        assert _wait_for(lambda: "rebuild failed" in log.read_text(), 90), log.read_text()[-3000:]
+        assert "docs/migrate/serving.md:1: No such file or directory" in log.read_text(), log.read_text()[-3000:]
+        assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+        assert _get(base + "migrate/serving/", 30) == 200 and _get(base + "limits/", 30) == 200
+        # the next rebuild (the deletion was seen) names the nav entry left without a page
+        nav_line = config.read_text().splitlines().index("      - Serving: migrate/serving.md") + 1
+        named = f"mkdocs.yml:{nav_line}: nav entry 'migrate/serving.md' names no page"
+        assert _wait_for(lambda: named in log.read_text(), 90), log.read_text()[-3000:]
+        (root / "docs" / "migrate" / "serving.md").write_text((ROOT / "docs" / "migrate" / "serving.md").read_text())
+        (root / "docs" / "mid-build.txt").write_text("create migrate/new-page.md")
+        named = "docs/migrate/new-page.md:1: page is not in the nav"
+        assert _wait_for(lambda: named in log.read_text(), 90), log.read_text()[-3000:]
+        assert _get(base + "migrate/serving/", 30) == 200 and _get(base + "limits/", 30) == 200
+        assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_a_site_check_a_newer_build_overtook_ends_quietly_and_a_current_one_is_one_line(tmp_path, monkeypatch, capsys):
+    """Under serve the check reads the site in the background while the next rebuild may rewrite
+    it (seen as an IndexError in kb.sitecheck); that must never print a thread's traceback."""
+    import kb.build
+    import kb.sitecheck
+
+    def overtaken(*args, **kwargs):
+        build.generation += 1  # the next rebuild starts while the check reads the site
+        raise IndexError("list index out of range")
+
+    build = kb.build.Build(serving=True)
+    build.project = types.SimpleNamespace(pages=[])
+    monkeypatch.setattr(kb.build, "built_sources", lambda pages, urls: {})
+    for raising in (overtaken, lambda *a, **k: [][0]):
+        monkeypatch.setattr(kb.sitecheck, "check_site", raising)
+        build.check_site(tmp_path, "site", True, {}, "/", print)
+        for thread in [t for t in threading.enumerate() if t.name == "kb-check-site"]:
+            thread.join(timeout=60)
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "Exception in thread" not in err, err
+    assert err.count("the built-site check stopped") == 1, err  # the overtaken one said nothing
+    assert "site:1: the built-site check stopped: IndexError: list index out of range" in err, err

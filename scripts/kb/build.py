@@ -3,7 +3,8 @@
 One ``Build`` lives for a whole ``mkdocs build`` or ``mkdocs serve``. Under serve a broken edit must
 not leave the server stuck: its problems are printed and the last good knowledge base and pages
 keep being served until the edit is fixed; the built-site check runs beside the server after each
-rebuild, so the page reloads without waiting for it, and its problems are printed when it is done.
+rebuild, so the page reloads without waiting for it, and its problems are printed when it is done;
+a check the next rebuild overtook (rewriting the site under it) ends quietly, never with a traceback.
 """
 
 from __future__ import annotations
@@ -154,7 +155,14 @@ class Build:
             return
 
         def in_background() -> None:  # one process: the server's threads are running
-            problems = run(1)
+            try:
+                problems = run(1)
+            except Exception as exc:  # noqa: BLE001  # a thread's error would print a traceback
+                if generation == self.generation:  # else the next build rewrote the site under the check
+                    report(
+                        [Problem(shown, 1, f"the built-site check stopped: {type(exc).__name__}: {exc}")], "built site"
+                    )
+                return
             if problems and generation == self.generation:  # a newer build makes these stale
                 report(problems, "built site")
 
