@@ -21,6 +21,7 @@ from .pages import split_front_matter
 from .printpage import PRINT_PAGE, Section, build_print
 from .project import Project, built_sources, validate_project
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
+from .searchindex import SearchIndexError, compact_file
 from .serveguard import LastGood
 from .yamlload import YAMLProblem, decode
 
@@ -108,6 +109,17 @@ class Build:
         out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta)
         return out
 
+    def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
+        """Material's search index, compacted in place (kb/searchindex.py); none without search."""
+        if not index.is_file():
+            return
+        try:
+            before, after = compact_file(index)
+        except SearchIndexError as exc:
+            fail([Problem(str(index), 1, str(exc))], "search index")
+            return
+        log(f"search index: {before:,} -> {after:,} bytes")
+
     def check_site(
         self,
         site: Path,
@@ -117,9 +129,11 @@ class Build:
         root_path: str,
         log: Callable[[str], None],
     ) -> None:
-        """The built-site check; under serve it runs beside the server and only reports."""
+        """The search index compacted, then the built-site check; under serve the check runs beside
+        the server and only reports."""
         from .sitecheck import check_site
 
+        self.compact_search(site / "search" / "search_index.json", log)
         assert self.project is not None
         hints = built_sources(self.project.pages, directory_urls)
         generation = self.generation

@@ -1,0 +1,87 @@
+/* The handbook's search worker: Material's own (loaded from the URL after "#"), with two changes
+ * that make the search box take what readers type and paste (issue 37). Material is told to
+ * start this worker instead of its own by search-setup.js, which runs before Material's bundle.
+ *
+ * 1. Each query is rewritten before Material's handler sees it:
+ *    - lunr reads + - : ^ ~ * and quotes as query syntax: a leading "-" excludes a word, so
+ *      "torchrun --nproc_per_node" found nothing. They become spaces, as the index's separator
+ *      makes them (and the punctuation of a pasted message) in the pages' text; a hyphen inside
+ *      a word stays, which lunr's own query parser splits on.
+ *    - Word forms: lunr's stemmer cannot be used, because Material makes every query word a
+ *      prefix (tpu -> tpu*) and lunr does not stem a prefix, so a stemmed index misses typed
+ *      words. Instead a word with a common English ending is searched by its stem, as a prefix:
+ *      "recompilation" -> "recompil" finds recompile, recompiles and recompilation.
+ *    - A whole number is searched as that number only (no prefix), so a value in a pasted
+ *      message ("index 1") does not match every number that starts with 1.
+ *    - Stop words go (lunr leaves them out of the index, but as prefixes "a*" and "in*" they
+ *      matched every word starting so), except the last word, which may be half typed.
+ * 2. Ranking: Material turns lunr's length normalisation off (b = 0), so a long heading that
+ *    repeats a pasted message's common words outranked the short heading that is that message.
+ *    A little of it is turned back on (LENGTH_WEIGHT).
+ *
+ * Under node the rewrite is exported, for tests/browser/test_search_query.py.
+ */
+(function () {
+  "use strict";
+
+  var LENGTH_WEIGHT = 0.3; // lunr's b: 0 ignores a field's length, 1 divides by it in full
+  var SETUP = 0; // Material's SearchMessageType
+  var QUERY = 2;
+  // Operators anywhere, and + or - at the start of a word ("torch-tpu" stays one query word).
+  var SYNTAX = /[:^~*"'`,;()!?[\]{}=|<>]+|(^|\s)[+\-]+/g;
+  // Longest first: the first ending that leaves a stem of 5 letters or more is cut (words of 6 or more).
+  var ENDINGS = ["ations", "ation", "ions", "ion", "ings", "ing", "ies", "ed", "es", "s", "e"];
+
+  function stem(word) {
+    var lower = word.toLowerCase();
+    if (!/^[a-z]{6,}$/.test(lower)) return word;
+    for (var i = 0; i < ENDINGS.length; i++) {
+      var end = ENDINGS[i];
+      if (lower.length - end.length >= 5 && lower.slice(-end.length) === end) {
+        return word.slice(0, -end.length);
+      }
+    }
+    return word;
+  }
+
+  // lunr's stop words (its own filter, once Material's worker has loaded lunr).
+  function isStopWord(word) {
+    var lunr = typeof self !== "undefined" && self.lunr;
+    return Boolean(lunr && lunr.stopWordFilter) && !lunr.stopWordFilter(word.toLowerCase());
+  }
+
+  function rewrite(query) {
+    var words = query.replace(SYNTAX, "$1 ").split(/\s+/).filter(function (word) { return word.length > 0; });
+    return words
+      .filter(function (word, i) { return i === words.length - 1 || !isStopWord(word); })
+      .map(function (word) { return /^\d+\.?$/.test(word) ? word.replace(".", "") + "^1" : stem(word); })
+      .join(" ");
+  }
+
+  if (typeof module === "object" && module.exports) {
+    module.exports = rewrite;
+    return;
+  }
+
+  // Material's worker adds its message handler when it runs: wrap it as it is added.
+  var listen = self.addEventListener;
+  self.addEventListener = function (type, handler, options) {
+    if (type !== "message") return listen.call(self, type, handler, options);
+    return listen.call(self, type, function (event) {
+      var message = event.data;
+      if (message && message.type === SETUP && self.lunr) {
+        self.lunr.Builder.prototype.b = function () { this._b = LENGTH_WEIGHT; };
+      }
+      if (message && message.type === QUERY && typeof message.data === "string") {
+        event = { data: { type: QUERY, data: rewrite(message.data) } };
+      }
+      return handler.call(this, event);
+    }, options);
+  };
+
+  // A worker's own URL; in the offline bundle's iframe-worker shim, this script's (which the shim
+  // suffixes with "?" and a time stamp).
+  var script = typeof document !== "undefined" && document.currentScript;
+  var material = (script ? script.src : self.location.href).split("#")[1];
+  if (material) importScripts(material.split("?")[0]);
+})();
