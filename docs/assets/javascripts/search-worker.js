@@ -13,6 +13,8 @@
  *      "recompilation" -> "recompil" finds recompile, recompiles and recompilation.
  *    - A whole number is searched as that number only (no prefix), so a value in a pasted
  *      message ("index 1") does not match every number that starts with 1.
+ *    - A snake_case name typed up to an underscore ("TORCH_TPU_") is searched as its whole
+ *      words, not as prefixes that rank every word starting with "torch" (torchrun) first.
  *    - Stop words go (lunr leaves them out of the index, but as prefixes "a*" and "in*" they
  *      matched every word starting so), except the last word, which may be half typed.
  * 2. Ranking: Material turns lunr's length normalisation off (b = 0), so a long heading that
@@ -44,6 +46,13 @@
     return word;
   }
 
+  // The start of a snake_case name, typed up to an underscore: its parts are whole words (exact).
+  // TORCH_TPU_ -> "TORCH^1 TPU^1", not the prefixes torch* (torchrun, torchcomms) and tpu*.
+  function namePrefix(word) {
+    var parts = word.split("_").filter(function (part) { return part.length > 0; });
+    return parts.map(function (part) { return part + "^1"; }).join(" ");
+  }
+
   // lunr's stop words (its own filter, once Material's worker has loaded lunr).
   function isStopWord(word) {
     var lunr = typeof self !== "undefined" && self.lunr;
@@ -54,7 +63,10 @@
     var words = query.replace(SYNTAX, "$1 ").split(/\s+/).filter(function (word) { return word.length > 0; });
     return words
       .filter(function (word, i) { return i === words.length - 1 || !isStopWord(word); })
-      .map(function (word) { return /^\d+\.?$/.test(word) ? word.replace(".", "") + "^1" : stem(word); })
+      .map(function (word) {
+        if (/^\d+\.?$/.test(word)) return word.replace(".", "") + "^1";
+        return /\w_$/.test(word) ? namePrefix(word) : stem(word);
+      })
       .join(" ");
   }
 
