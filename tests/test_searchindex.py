@@ -108,3 +108,18 @@ def test_compact_file_rewrites_in_place_and_reports_sizes(tmp_path):
     before, after = compact_file(path)
     assert after < before / 3 and path.stat().st_size == after
     assert json.loads(path.read_text(encoding="utf-8"))["docs"][0][WORDS]
+
+
+def test_the_printable_copy_drops_the_search_attributes():
+    from types import SimpleNamespace
+
+    from kb.build import print_sections
+
+    page = SimpleNamespace(
+        file=SimpleNamespace(src_uri="a.md"),
+        url="a/",
+        title="A",
+        content='<p class="kb-banner" data-search-exclude="1">Applies to</p><a data-search-exclude="1" href="#x">x</a>',
+    )
+    (section,) = print_sections([page])
+    assert section.html == '<p class="kb-banner">Applies to</p><a href="#x">x</a>'

@@ -8,6 +8,7 @@ rebuild, so the page reloads without waiting for it, and its problems are printe
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -156,10 +157,17 @@ class Build:
         threading.Thread(target=in_background, name="kb-check-site", daemon=True).start()
 
 
+# Material's search plugin drops these attributes from a page when it indexes it, which for most
+# pages comes after the print page collects them: the same pattern, for the printable copy.
+_SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
+
+
 def print_sections(pages: list[Any]) -> list[Section]:
     """The nav pages other than the print page, as sections of the printable handbook."""
     return [
-        Section(p.file.src_uri, p.url, p.title or "", p.content or "") for p in pages if p.file.src_uri != PRINT_PAGE
+        Section(p.file.src_uri, p.url, p.title or "", _SEARCH_ATTRS.sub("", p.content or ""))
+        for p in pages
+        if p.file.src_uri != PRINT_PAGE
     ]
 
 

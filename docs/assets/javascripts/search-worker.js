@@ -20,6 +20,7 @@
  * 2. Ranking: Material turns lunr's length normalisation off (b = 0), so a long heading that
  *    repeats a pasted message's common words outranked the short heading that is that message.
  *    A little of it is turned back on (LENGTH_WEIGHT).
+ * 3. Speed: the lunr index, once built, is kept in IndexedDB for the next page load (below).
  *
  * Under node the rewrite is exported, for tests/browser/test_search_query.py.
  */
@@ -75,14 +76,101 @@
     return;
   }
 
+  // 3. The lunr index Material builds is kept in IndexedDB, keyed by a digest of the search index
+  // and these settings: the next page load (a new worker) loads it instead of building it again,
+  // which is most of the time from a page load to the first results. Where IndexedDB is not
+  // available (or fails), the index is built as before.
+  var CACHE_VERSION = "1 " + LENGTH_WEIGHT;
+  var database = openDatabase();
+
+  function openDatabase() {
+    return new Promise(function (resolve) {
+      setTimeout(function () { resolve(null); }, 1000); // never wait long for a cache
+      try {
+        var request = indexedDB.open("kb-search", 1);
+        request.onupgradeneeded = function () { request.result.createObjectStore("index"); };
+        request.onsuccess = function () { resolve(request.result); };
+        request.onerror = request.onblocked = function () { resolve(null); };
+      } catch (err) {
+        resolve(null);
+      }
+    });
+  }
+
+  function stored(db) {
+    return new Promise(function (resolve) {
+      if (!db) return resolve(null);
+      setTimeout(function () { resolve(null); }, 1000);
+      try {
+        var request = db.transaction("index").objectStore("index").get("index");
+        request.onsuccess = function () { resolve(request.result || null); };
+        request.onerror = function () { resolve(null); };
+      } catch (err) {
+        resolve(null);
+      }
+    });
+  }
+
+  function store(db, record) {
+    try {
+      db.transaction("index", "readwrite").objectStore("index").put(record, "index");
+    } catch (err) { /* the next page load builds the index again */ }
+  }
+
+  function digest(text) { // FNV-1a, 32 bits, with the length
+    var hash = 0x811c9dc5;
+    for (var i = 0; i < text.length; i++) {
+      hash ^= text.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    return hash.toString(16) + "-" + text.length;
+  }
+
+  // Before Material builds its index: either the stored index is loaded (each document still goes
+  // through Material's tokenizer, which records where words are for highlighting), or the built
+  // one is stored once the worker has answered that it is ready.
+  function prepare(data) {
+    var lunr = self.lunr;
+    var builder = lunr.Builder.prototype;
+    var add = builder.add;
+    var build = builder.build;
+    builder.b = function () { this._b = LENGTH_WEIGHT; };
+    var key = CACHE_VERSION + " " + digest(JSON.stringify([data.config, data.docs]));
+    return database.then(function (db) {
+      return stored(db).then(function (record) {
+        if (record && record.key === key) {
+          builder.add = function (doc) {
+            for (var name in this._fields) this.tokenizer(this._fields[name].extractor(doc), { fields: [name] });
+          };
+          builder.build = function () {
+            builder.add = add;
+            builder.build = build;
+            return lunr.Index.load(JSON.parse(record.index));
+          };
+        } else if (db) {
+          builder.build = function () {
+            builder.build = build;
+            var index = build.call(this);
+            setTimeout(function () { store(db, { key: key, index: JSON.stringify(index) }); }, 500);
+            return index;
+          };
+        }
+      });
+    }).catch(function () {
+      builder.add = add;
+      builder.build = build;
+    });
+  }
+
   // Material's worker adds its message handler when it runs: wrap it as it is added.
   var listen = self.addEventListener;
   self.addEventListener = function (type, handler, options) {
     if (type !== "message") return listen.call(self, type, handler, options);
     return listen.call(self, type, function (event) {
       var message = event.data;
+      var that = this;
       if (message && message.type === SETUP && self.lunr) {
-        self.lunr.Builder.prototype.b = function () { this._b = LENGTH_WEIGHT; };
+        return prepare(message.data).then(function () { return handler.call(that, event); });
       }
       if (message && message.type === QUERY && typeof message.data === "string") {
         event = { data: { type: QUERY, data: rewrite(message.data) } };
