@@ -82,6 +82,7 @@
   // available (or fails), the index is built as before.
   var CACHE_VERSION = "1 " + LENGTH_WEIGHT;
   var database = openDatabase();
+  var previous = database.then(stored); // read while Material's page fetches the search index
 
   function openDatabase() {
     return new Promise(function (resolve) {
@@ -137,7 +138,7 @@
     builder.b = function () { this._b = LENGTH_WEIGHT; };
     var key = CACHE_VERSION + " " + digest(JSON.stringify([data.config, data.docs]));
     return database.then(function (db) {
-      return stored(db).then(function (record) {
+      return previous.then(function (record) {
         if (record && record.key === key) {
           builder.add = function (doc) {
             for (var name in this._fields) this.tokenizer(this._fields[name].extractor(doc), { fields: [name] });
