@@ -76,7 +76,8 @@ def on_post_template(output_content: str, **_: object) -> str:
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    """The kb.json export, then the built-site check (links, anchors, assets, external loads)."""
+    """The kb.json export, then the built site: its search index compacted (the search plugin has
+    written it) and checked (links, anchors, assets, external loads)."""
     export_project(_build.project, Path(config.config_file_path).parent, Path(config.site_dir))
     site, maps = Path(config.site_dir), built_redirects(config.plugins, config.use_directory_urls)
     shown = shown_site(site, Path(config.config_file_path).parent, os.environ)

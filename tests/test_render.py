@@ -26,8 +26,14 @@ def test_figure_has_value_unit_vendor_label_status_and_source(kb):
         in out
     )
     assert "vendor claim" in out
-    assert "[reported](../about/conventions.md#status-reported){ .kb-badge .kb-badge--reported }" in out
-    assert '[news](../reference/sources.md#src-news "A news report, Press: para 3"){ .kb-src }' in out
+    assert (
+        '[reported](../about/conventions.md#status-reported){ .kb-badge .kb-badge--reported data-search-exclude="1" }'
+        in out
+    )
+    assert (
+        '[news](../reference/sources.md#src-news "A news report, Press: para 3"){ .kb-src data-search-exclude="1" }'
+        in out
+    )
     assert out.endswith(" today.")
 
 
@@ -141,7 +147,10 @@ def test_banner_goes_under_the_title(kb):
     from kb.render import banner, with_banner
 
     note = banner({"reviewed": "2026-11-01", "applies_to": "torch-tpu 0.2.0"}, Ctx(kb, "index.md"))
-    assert note == '<p class="kb-banner">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
+    assert (
+        note
+        == '<p class="kb-banner" data-search-exclude="1">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
+    )
     assert with_banner("Intro\n# Title\nText", note) == "Intro\n# Title\n\n" + note + "\nText"
     assert with_banner("No title", note) == note + "No title"
 
@@ -327,7 +336,10 @@ def test_a_source_with_a_cite_is_shown_by_it_in_links_and_conflicts(tmp_path):
     kb = load_kb(tables, shown_root=tmp_path)
     out, problems = render(kb, "<!-- kb:claim wrong -->")
     assert problems == []
-    assert '[Press report, 2026](../reference/sources.md#src-news "A news report, Press: para 2"){ .kb-src }' in out
+    assert (
+        '[Press report, 2026](../reference/sources.md#src-news "A news report, Press: para 2"){ .kb-src data-search-exclude="1" }'
+        in out
+    )
     table, problems = render(kb, "<!-- kb:table claims status=corrected -->")
     assert problems == []
     assert "Press report, 2026: the device is xla" in table and "news:" not in table

@@ -9,6 +9,7 @@ a check the next rebuild overtook (rewriting the site under it) ends quietly, ne
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -24,6 +25,7 @@ from .printpage import PRINT_PAGE, Section, build_print
 from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
+from .searchindex import SearchIndexError, compact_file
 from .serveguard import LastGood
 from .yamlload import YAMLProblem, decode
 
@@ -128,6 +130,17 @@ class Build:
         out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta)
         return out
 
+    def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
+        """Material's search index, compacted in place (kb/searchindex.py); none without search."""
+        if not index.is_file():
+            return
+        try:
+            before, after = compact_file(index)
+        except SearchIndexError as exc:
+            fail([Problem(str(index), 1, str(exc))], "search index")
+            return
+        log(f"search index: {before:,} -> {after:,} bytes")
+
     def check_site(
         self,
         site: Path,
@@ -137,9 +150,11 @@ class Build:
         root_path: str,
         log: Callable[[str], None],
     ) -> None:
-        """The built-site check; under serve it runs beside the server and only reports."""
+        """The search index compacted, then the built-site check; under serve the check runs beside
+        the server and only reports."""
         from .sitecheck import check_site
 
+        self.compact_search(site / "search" / "search_index.json", log)
         assert self.project is not None
         hints = built_sources(self.project.pages, directory_urls)
         generation = self.generation
@@ -169,10 +184,17 @@ class Build:
         threading.Thread(target=in_background, name="kb-check-site", daemon=True).start()
 
 
+# Material's search plugin drops these attributes from a page when it indexes it, which for most
+# pages comes after the print page collects them: the same pattern, for the printable copy.
+_SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
+
+
 def print_sections(pages: list[Any]) -> list[Section]:
     """The nav pages other than the print page, as sections of the printable handbook."""
     return [
-        Section(p.file.src_uri, p.url, p.title or "", p.content or "") for p in pages if p.file.src_uri != PRINT_PAGE
+        Section(p.file.src_uri, p.url, p.title or "", _SEARCH_ATTRS.sub("", p.content or ""))
+        for p in pages
+        if p.file.src_uri != PRINT_PAGE
     ]
 
 

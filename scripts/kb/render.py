@@ -101,8 +101,15 @@ def with_unit(value: float, unit: str, approx: bool = False) -> str:
     return f"{sign}{number(value)} {unit}"
 
 
+# Left out of the search index (Material's search plugin skips the element, then drops the attribute
+# from the page): the status badges, source links, page banner and an error entry's see-also line,
+# the same few words on every section, which only weighed the index down (kb/searchindex.py).
+NOT_SEARCHED = 'data-search-exclude="1"'
+
+
 def badge(ctx: Ctx, status: str) -> str:
-    return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ .kb-badge .kb-badge--{status} }}"
+    attrs = f".kb-badge .kb-badge--{status} {NOT_SEARCHED}"
+    return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ {attrs} }}"
 
 
 def outdated(rec: Record[Model]) -> str:
@@ -129,7 +136,7 @@ def source_links(ctx: Ctx, rec: Record[Sourced]) -> str:
         src = found.narrow(Source).model
         tip = link_title(f"{src.title}, {src.publisher}: {ref.locator}")
         label = md_text(cited_as(ctx, ref.id))  # readers see the publication; the id stays in the KB
-        links.append(f'[{label}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src }}')
+        links.append(f'[{label}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src {NOT_SEARCHED} }}')
     return " ".join(links)
 
 
@@ -755,7 +762,7 @@ def _error_entry(ctx: Ctx, rec: Record[ErrorEntry]) -> str:
         printed,
         f"**Cause.** {text(e.cause)}",
         f"**Fix.** {text(e.fix)}",
-        f"**See** [{md_text(e.page)}]({ctx.link(e.page)}) · {_status_line(ctx, rec)}",
+        f"**See** [{md_text(e.page)}]({ctx.link(e.page)}) · {_status_line(ctx, rec)}\n{{: {NOT_SEARCHED} }}",
     )
 
 
@@ -1009,7 +1016,7 @@ def banner(meta: dict[str, Any], ctx: Ctx) -> str:
         parts.append(f"Applies to: {text(meta['applies_to'])}")
     if meta.get("reviewed"):
         parts.append(f"Reviewed: {text(meta['reviewed'])}")
-    return f'<p class="kb-banner">{" · ".join(parts)}</p>\n\n' if parts else ""
+    return f'<p class="kb-banner" {NOT_SEARCHED}>{" · ".join(parts)}</p>\n\n' if parts else ""
 
 
 def with_banner(markdown: str, note: str) -> str:
