@@ -443,10 +443,7 @@ class Visitor:
         name = chain.rpartition(".")[2]
         rules = s.rules
         if rules.calls:
-            for rule in rules.calls.match(path, chain):
-                s.add(node, rule)
-                if rule.id in _CUDA_OBJECTS and (bound := s.extensions.get(id(node))) is not None:
-                    s.imported[bound] = node  # timer = torch.cuda.Event(...): each use of timer is a place
+            self.call_rules(node, path, chain)
         if rules.keywords and (node.keywords or path in POSITIONAL):
             self.keywords(node, path, chain, scope)
         if (method and name in ("to", "cuda")) or path == "torch.device":
@@ -498,6 +495,13 @@ class Visitor:
             self.extension_build(node)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
+
+    def call_rules(self, node: ast.Call, path: str | None, chain: str) -> None:
+        s = self.s
+        for rule in s.rules.calls.match(path, chain):
+            s.add(node, rule)
+            if rule.id in _CUDA_OBJECTS and (bound := s.extensions.get(id(node))) is not None:
+                s.imported[bound] = node  # timer = torch.cuda.Event(...): each use of timer is a place
 
     def shell_command(self, node: ast.Call) -> None:
         """``subprocess.run(["nvidia-smi", ...])`` or ``os.system("nvidia-smi ...")``: NVIDIA's tool."""
