@@ -24,6 +24,7 @@ from kb.export import export_project  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
 from kb.printpage import PRINT_PAGE  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
+from kb.slim import slim_html  # noqa: E402
 from kb.urls import built_redirects  # noqa: E402
 
 _build = Build()
@@ -71,11 +72,11 @@ def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: o
 
 
 def on_post_page(output: str, **_: object) -> str:
-    return fix_html(output)  # theme markup fixes for accessibility
+    return slim_html(fix_html(output))  # theme markup fixes for accessibility, then lighter markup
 
 
 def on_post_template(output_content: str, **_: object) -> str:
-    return fix_html(output_content)  # the same, for static templates such as 404.html
+    return slim_html(fix_html(output_content))  # the same, for static templates such as 404.html
 
 
 def on_post_build(config: MkDocsConfig) -> None:

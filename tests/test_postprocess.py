@@ -31,8 +31,8 @@ def test_code_in_table_cells_breaks_only_at_spaces_and_after_dots_underscores_an
     tok = '<span class="kb-tok">{}</span>'.format
     assert fix_html(html) == (
         "<p><code>a.b</code></p><table><tr><th>x</th></tr><tr><td>run "
-        f"<code>{tok('torchrun')} {tok('--nproc_')}<wbr>{tok('per_')}<wbr>{tok('node=N')} {tok('a.')}<wbr>{tok('py')}</code> "
-        f"<code>{tok('A&#95;')}<wbr>{tok('B&amp;c/')}<wbr>{tok('d')}</code> "
+        f"<code>torchrun {tok('--nproc_')}<wbr>per_<wbr>{tok('node=N')} a.<wbr>py</code> "
+        f"<code>A&#95;<wbr>{tok('B&amp;c/')}<wbr>d</code> "
         '<code class="highlight"><span>k</span></code></td></tr></table>'
     )
 
@@ -41,8 +41,8 @@ def test_abbreviations_inside_code_in_a_cell_stay_as_they_are():
     html = '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;m, device_ids=x&#41;</code></td>'
     tok = '<span class="kb-tok">{}</span>'.format
     assert fix_html(html) == (
-        f'<td><code><abbr title="Distributed Data Parallel">DDP</abbr>{tok("&#40;")}<wbr>{tok("m,")} '
-        f"{tok('device_')}<wbr>{tok('ids=x&#41;')}</code></td>"
+        f'<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;<wbr>{tok("m,")} '
+        f"device_<wbr>{tok('ids=x&#41;')}</code></td>"
     )
 
 

@@ -67,14 +67,23 @@ _TAG = re.compile(rf"({_ABBR})")
 _PIECE = re.compile(r"(?:[^._/(&]|&(?!#95;|#40;))*(?:(?:[._/(]|&#95;|&#40;)+|$)")
 
 
+# A piece of letters and digits (and the characters it was cut after) has no place a line may
+# break inside it, so it needs no kb-tok span; one with a hyphen, a sign or any other character
+# might break there (after a flag's hyphens, say) and keeps its span.
+_UNBREAKABLE = re.compile(r"(?:[A-Za-z0-9._/(]|&#95;|&#40;)+")
+
+
 def _pieces(token: str) -> str:
-    return "<wbr>".join(f'<span class="kb-tok">{p}</span>' for p in _PIECE.findall(token) if p)
+    def piece(p: str) -> str:
+        return p if _UNBREAKABLE.fullmatch(p) else f'<span class="kb-tok">{p}</span>'
+
+    return "<wbr>".join(piece(p) for p in _PIECE.findall(token) if p)
 
 
 def keep_code_tokens(html: str) -> str:
-    """Inline code in table cells as ``kb-tok`` pieces (kb.css keeps each on one line) joined by
-    ``<wbr>``: a name wraps only at a space or after a dot, an underscore, a slash or an opening
-    parenthesis, never inside a word or after the hyphens of a flag. Abbreviations inside are kept
+    """Inline code in table cells as pieces joined by ``<wbr>``, each that could break inside it
+    a ``kb-tok`` (kb.css keeps it on one line): a name wraps only at a space or after a dot, an
+    underscore, a slash or an opening parenthesis, never inside a word or after a flag's hyphens. Abbreviations inside are kept
     whole; code with any other markup inside (highlighted) is left alone."""
 
     def text(part: str) -> str:
