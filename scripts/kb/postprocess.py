@@ -83,8 +83,9 @@ def _pieces(token: str) -> str:
 def keep_code_tokens(html: str) -> str:
     """Inline code in table cells as pieces joined by ``<wbr>``, each that could break inside it
     a ``kb-tok`` (kb.css keeps it on one line): a name wraps only at a space or after a dot, an
-    underscore, a slash or an opening parenthesis, never inside a word or after a flag's hyphens. Abbreviations inside are kept
-    whole; code with any other markup inside (highlighted) is left alone."""
+    underscore, a slash or an opening parenthesis, never inside a word or after a flag's hyphens.
+    Abbreviations inside are kept whole; code with any other markup inside (highlighted) is left
+    alone."""
 
     def text(part: str) -> str:
         return " ".join(_pieces(t) for t in part.split(" "))
