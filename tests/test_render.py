@@ -87,7 +87,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:diagram, kb:corrections, kb:entries, kb:env-summary, kb:undocumented, kb:review-queue, "
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:diagram, kb:corrections, kb:entries, kb:error-index, kb:env-summary, kb:undocumented, kb:review-queue, "
         "kb:bench, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "

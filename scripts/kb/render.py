@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, get_args, get
 from . import benchrender, charts, diagrams
 from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
 from .errors import Problem
+from .errortopics import BY_KEY, TOPICS, Topic, topic_of
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
 from .escape import clear_caches as clear_escape_caches
 from .load import KB, Record
@@ -693,7 +694,12 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     """One heading per environment variable or error message (so search finds each as a section title)."""
     table = _one(pos, "table name")
     if table == "errors":
-        return "".join(_error_entry(ctx, rec) for rec in select_rows(ctx.kb, table, ErrorEntry, kw))
+        topic = _error_topic(kw.pop("topic", None))
+        rows = select_rows(ctx.kb, table, ErrorEntry, kw)
+        shown = [rec for rec in rows if topic is None or topic_of(rec.model.page) == topic]
+        if not shown:
+            raise ShortcodeError(f"no error entry has the topic '{topic.key if topic else ''}' (expected at least one)")
+        return "".join(_error_entry(ctx, rec) for rec in shown)
     if table != "env_vars":
         raise ShortcodeError(f"entries supports the tables env_vars and errors only, got '{table}'")
     blocks = []
@@ -741,6 +747,30 @@ def error_heading(entry: ErrorEntry) -> str:
     """The message as a reader pastes it: ``RuntimeError: text`` when the code names the class."""
     shown = entry.kind is not None and entry.kind != "warning"
     return f"{entry.kind}: {entry.message}" if shown else entry.message
+
+
+def _error_topic(key: str | None) -> Topic | None:
+    if key is not None and key not in BY_KEY:
+        raise ShortcodeError(f"unknown error topic '{key}' (expected one of: {', '.join(BY_KEY)})")
+    return BY_KEY[key] if key is not None else None
+
+
+def sc_error_index(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """The pages of the error index, each a link that holds the old anchor (``err-ID``) of every
+    entry on it, so that a link made before the entries moved still lands on their page."""
+    _no_kw(kw)
+    if pos:
+        raise ShortcodeError(f"unexpected argument '{pos[0]}' (expected none)")
+    held: dict[str, list[str]] = {t.key: [] for t in TOPICS}
+    for rec in select_rows(ctx.kb, "errors", ErrorEntry, {}):
+        held[topic_of(rec.model.page).key].append(f'<span id="err-{attr(rec.id)}"></span>')
+    items = [
+        f"- [{md_text(t.title)}{''.join(held[t.key])}]({ctx.link(t.src_uri)}): "
+        f"{len(held[t.key])} message{'s' if len(held[t.key]) != 1 else ''}"
+        for t in TOPICS
+        if held[t.key]
+    ]
+    return '\n\n<div class="kb-error-index" markdown>\n\n' + "\n".join(items) + "\n\n</div>\n\n"
 
 
 def _error_entry(ctx: Ctx, rec: Record[ErrorEntry]) -> str:
@@ -887,6 +917,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "diagram": sc_diagram,
     "corrections": sc_corrections,
     "entries": sc_entries,
+    "error-index": sc_error_index,
     "env-summary": sc_env_summary,
     "undocumented": sc_undocumented,
     "review-queue": sc_review_queue,
