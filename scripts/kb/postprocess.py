@@ -16,6 +16,7 @@ keep_code_tokens).
 from __future__ import annotations
 
 import re
+from html import unescape
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
@@ -67,15 +68,17 @@ _TAG = re.compile(rf"({_ABBR})")
 _PIECE = re.compile(r"(?:[^._/(&]|&(?!#95;|#40;))*(?:(?:[._/(]|&#95;|&#40;)+|$)")
 
 
-# A piece of letters and digits (and the characters it was cut after) has no place a line may
-# break inside it, so it needs no kb-tok span; one with a hyphen, a sign or any other character
-# might break there (after a flag's hyphens, say) and keeps its span.
-_UNBREAKABLE = re.compile(r"(?:[A-Za-z0-9._/(]|&#95;|&#40;)+")
+# A piece made only of letters, digits and characters next to which the line-breaking rules
+# (Unicode UAX 14) never break before a letter, a digit or each other (the cut characters, closing
+# brackets, quotes, =, :, ; and the like) has no place a line may break inside it, so it needs no
+# kb-tok span. One with a hyphen, |, !, ?, a brace or any other character might break there (after
+# a flag's hyphens, say) and keeps its span.
+_UNBREAKABLE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/()[]'\"=:;,*<>&#@%+$`")
 
 
 def _pieces(token: str) -> str:
     def piece(p: str) -> str:
-        return p if _UNBREAKABLE.fullmatch(p) else f'<span class="kb-tok">{p}</span>'
+        return p if set(unescape(p)) <= _UNBREAKABLE else f'<span class="kb-tok">{p}</span>'
 
     return "<wbr>".join(piece(p) for p in _PIECE.findall(token) if p)
 
