@@ -185,3 +185,22 @@ def test_the_kb_export_is_published_at_the_site_root(built):
     assert (built / "kb.json").read_text(encoding="utf-8") == expected
     schema = json.loads((built / "kb.schema.json").read_text(encoding="utf-8"))
     assert schema["$schema"].endswith("2020-12/schema")
+
+
+def test_every_scanner_rule_and_error_entry_is_on_one_of_its_pages(built):
+    """The rule tables and the error index are split over pages by a filter each: none is left out."""
+    import re
+
+    import yaml
+
+    def ids(table: str) -> set[str]:
+        files = sorted((ROOT / "docs" / "data").glob(f"{table}*.yml"))
+        return {rec["id"] for f in files for rec in yaml.safe_load(f.read_text("utf-8"))}
+
+    def found(pages: list[str], pattern: str) -> list[str]:
+        return [m for p in pages for m in re.findall(pattern, (built / p / "index.html").read_text("utf-8"))]
+
+    rules = found(["reference/scanner-rules", "reference/scanner-rules-compute"], r'id="rule-([^"]+)"')
+    assert sorted(rules) == sorted(ids("migration_rules"))
+    errors = sorted(p.parent.relative_to(built).as_posix() for p in (built / "migrate" / "errors").glob("*/index.html"))
+    assert sorted(found(errors, r'<h3 id="err-([^"]+)"')) == sorted(ids("errors"))

@@ -341,3 +341,15 @@ def test_every_source_of_the_handbook_has_its_own_cite():
     cites = {rid: rec.model.cite for rid, rec in kb.index("sources").items()}
     assert [rid for rid, cite in cites.items() if not cite] == []
     assert len(set(cites.values())) == len(cites), "two sources would look the same on a page"
+
+
+def test_a_filter_alternative_ending_in_a_star_matches_values_that_start_with_it(kb):
+    every, problems = render(kb, "<!-- kb:table claims -->")
+    assert problems == []
+    some, problems = render(kb, "<!-- kb:table claims id=wr* -->")
+    assert problems == [] and 'id="claim-wrong"' in some and len(some) < len(every)
+    _, problems = render(kb, "<!-- kb:table claims id=zz* -->")
+    assert [p.message for p in problems] == [
+        "kb:table: filter 'id=zz*': no record of table 'claims' has id 'zz*' (expected one of: "
+        + problems[0].message.split("(expected one of: ", 1)[1]
+    ]

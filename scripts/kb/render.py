@@ -202,7 +202,8 @@ def filter_keys(table: str) -> list[str]:
 
 
 def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
-    """Records of ``table`` matching every filter; a value may list alternatives with commas."""
+    """Records of ``table`` matching every filter; a value may list alternatives with commas, and
+    an alternative ending in ``*`` matches every value that starts with the rest."""
     if table not in kb.tables:
         raise ShortcodeError(f"unknown table '{table}' (expected one of: {', '.join(kb.tables)})")
     allowed = filter_keys(table)
@@ -222,13 +223,18 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
                 continue
             value = _field_value(rec, key)
             values = value if isinstance(value, list) else [value]
-            ok = ok and any(_fmt_filter(v) in options for v in values)
+            ok = ok and any(_matches(o, _fmt_filter(v)) for v in values for o in options)
         if ok:
             out.append(rec)
     if not out:
         shown = " ".join(f"{k}={v}" for k, v in filters.items())
         raise ShortcodeError(f"table '{table}' has no record matching '{shown}' (expected at least one)")
     return out
+
+
+def _matches(option: str, value: str) -> bool:
+    """A filter's alternative names the value, or its start followed by ``*`` (``code=TPU1*``)."""
+    return value == option or (option.endswith("*") and len(option) > 1 and value.startswith(option[:-1]))
 
 
 def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
@@ -243,7 +249,7 @@ def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
                 value = _field_value(rec, key)
                 taken.update(_fmt_filter(v) for v in (value if isinstance(value, list) else [value]))
         for option in want.split(","):
-            if option not in taken:
+            if not any(_matches(option, value) for value in taken):
                 known = sorted(taken - {"None"})
                 shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
                 raise ShortcodeError(
