@@ -1,5 +1,6 @@
-"""Pasting a torch-tpu error message into the search box finds its entry (a heading of the
-troubleshooting page, from docs/data/errors.yml) among the first three sections the search shows.
+"""Pasting a torch-tpu error message into the search box finds its entry (a heading of the error
+index's page for its topic, from docs/data/errors*.yml) among the first three sections the search
+shows.
 
 Each query is the message as the program prints it, values filled in, exception class first where
 Python prints one. The entry's heading must be one of the first three section results (links with a
@@ -8,10 +9,23 @@ Python prints one. The entry's heading must be one of the first three section re
 
 from __future__ import annotations
 
-from .support import path_of_url, report, write_artifact
+import yaml
+
+from kb.errortopics import topic_of
+
+from .support import ROOT, path_of_url, report, write_artifact
 from .test_search import INSTRUMENT, QUIET, RENDERED, run_query
 
-PAGE = "migrate/troubleshooting/"
+
+def page_of(entry: str) -> str:
+    """The URL path of the error index's page that holds the entry (its topic's page)."""
+    for data in sorted((ROOT / "docs" / "data").glob("errors*.yml")):
+        for rec in yaml.safe_load(data.read_text("utf-8")):
+            if rec["id"] == entry:
+                return topic_of(rec["page"]).src_uri.removesuffix(".md") + "/"
+    raise AssertionError(f"no errors entry '{entry}'")
+
+
 # (what a reader pastes, the id of the errors entry that must come up)
 PASTED: list[tuple[str, str]] = [
     ("RuntimeError: cannot access or re-initialize TPU in a forked subprocess", "forked-subprocess"),
@@ -76,7 +90,7 @@ def test_pasted_error_messages_find_their_entry_in_the_top_3(new_context, origin
     rows, misses = [], []
     for text, entry in PASTED:
         got = [f"/{path_of_url(h.split('#')[0], origin)}#{h.split('#', 1)[1]}" for h in paste_query(page, text)]
-        want = f"/{PAGE}#err-{entry}"
+        want = f"/{page_of(entry)}#err-{entry}"
         hit = want in got
         rows.append({"query": text, "expected": want, "hit": hit, "top3": got})
         if not hit:
