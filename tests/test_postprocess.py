@@ -31,8 +31,8 @@ def test_code_in_table_cells_breaks_only_at_spaces_and_after_dots_underscores_an
     tok = '<span class="kb-tok">{}</span>'.format
     assert fix_html(html) == (
         "<p><code>a.b</code></p><table><tr><th>x</th></tr><tr><td>run "
-        f"<code>torchrun {tok('--nproc_')}<wbr>per_<wbr>node=N a.<wbr>py</code> "
-        f"<code>A&#95;<wbr>B&amp;c/<wbr>d</code> "
+        f"<code>torchrun {tok('--nproc_')}<wbr>per_<wbr>{tok('node=N')} a.<wbr>py</code> "
+        f"<code>A&#95;<wbr>{tok('B&amp;c/')}<wbr>d</code> "
         '<code class="highlight"><span>k</span></code></td></tr></table>'
     )
 
@@ -42,14 +42,15 @@ def test_only_pieces_a_line_could_break_inside_keep_a_span():
     tok = '<span class="kb-tok">{}</span>'.format
     assert fix_html(html) == (
         f"<td><code>{tok('a-b')} {tok('x|y')} {tok('ok!')} {tok('why?')} {tok('{k}')} "
-        f"f(<wbr>&#39;x&#39;)[0]:=1 {tok('…')}</code></td>"
+        f"f(<wbr>{tok('&#39;x&#39;)[0]:=1')} …</code></td>"
     )
 
 
 def test_abbreviations_inside_code_in_a_cell_stay_as_they_are():
     html = '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;m, device_ids=x&#41;</code></td>'
     assert fix_html(html) == (
-        '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;<wbr>m, device_<wbr>ids=x&#41;</code></td>'
+        '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;<wbr><span class="kb-tok">m,</span> '
+        'device_<wbr><span class="kb-tok">ids=x&#41;</span></code></td>'
     )
 
 

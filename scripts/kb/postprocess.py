@@ -16,7 +16,6 @@ keep_code_tokens).
 from __future__ import annotations
 
 import re
-from html import unescape
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
 _TASK_CHECKBOX = '<input type="checkbox" disabled/>'
@@ -68,17 +67,17 @@ _TAG = re.compile(rf"({_ABBR})")
 _PIECE = re.compile(r"(?:[^._/(&]|&(?!#95;|#40;))*(?:(?:[._/(]|&#95;|&#40;)+|$)")
 
 
-# A piece made only of letters, digits and characters next to which the line-breaking rules
-# (Unicode UAX 14) never break before a letter, a digit or each other (the cut characters, closing
-# brackets, quotes, =, :, ; and the like) has no place a line may break inside it, so it needs no
-# kb-tok span. One with a hyphen, |, !, ?, a brace or any other character might break there (after
-# a flag's hyphens, say) and keeps its span.
-_UNBREAKABLE = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._/()[]'\"=:;,*<>&#@%+$`")
+# A piece that is a word (letters, digits, underscores) and at most one dot, slash or opening
+# parenthesis after it has no place a line may break inside it (Unicode UAX 14: none before ., /
+# or ( after a letter or a digit; Chromium agrees, tests/browser/test_layout.py), so it needs no
+# kb-tok span, nor does a single character. Any other piece might break inside (after a flag's
+# hyphens, or before a bracket after = or ), as Chromium does) and keeps its span.
+_UNBREAKABLE = re.compile(r"(?:[A-Za-z0-9]|_|&#95;)+(?:[./(]|&#40;)?|[^&]|&#?[a-z0-9]+;")
 
 
 def _pieces(token: str) -> str:
     def piece(p: str) -> str:
-        return p if set(unescape(p)) <= _UNBREAKABLE else f'<span class="kb-tok">{p}</span>'
+        return p if _UNBREAKABLE.fullmatch(p) else f'<span class="kb-tok">{p}</span>'
 
     return "<wbr>".join(piece(p) for p in _PIECE.findall(token) if p)
 
