@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import random
 import re
+import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,10 @@ def generate(dest: Path, pages: int, per_section: int = 50, features: list[str] 
     (docs / "index.md").write_text(home + "[first](s00/page-0000.md)\n")
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     config = re.sub(r"^hooks:\n(  - .*\n)+", "", config, flags=re.M)
-    config = re.sub(r"^extra_css:\n(  - .*\n)+", "", config, flags=re.M)
+    config = re.sub(r"^extra_(css|javascript):\n(  - .*\n)+", "", config, flags=re.M)
+    # No repository to edit in, and none of the handbook's pages to redirect to.
+    config = re.sub(r"^(repo_url|edit_uri): .*\n", "", config, flags=re.M)
+    config = re.sub(r"^  - redirects:\n(      .*\n)+", "", config, flags=re.M)
     config = config[: config.index("\nnav:")] + "\nnav:\n  - Home: index.md\n"
     sections: dict[str, list[str]] = {}
     for name in names:
@@ -54,6 +58,7 @@ def generate(dest: Path, pages: int, per_section: int = 50, features: list[str] 
             r"(  features:\n)(    - .*\n)+", lambda m: m.group(1) + "".join(f"    - {f}\n" for f in features), config
         )
     (dest / "mkdocs.yml").write_text(config, encoding="utf-8")
+    shutil.copytree(ROOT / "overrides", dest / "overrides", dirs_exist_ok=True)  # theme.custom_dir
     return dest
 
 

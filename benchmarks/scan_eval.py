@@ -1,10 +1,12 @@
 """Score `kb scan` against hand labels of real GPU training code (benchmarks/scan_labels.yml).
 
-  python benchmarks/scan_eval.py [--mirror-root /work/.mirror] [--labels PATH] [--project PATH] [--json]
+  python benchmarks/scan_eval.py [--mirror-root /work/.mirror] [--labels PATH] [--project PATH] [--json] [--tree]
 
 Each labelled file is extracted at its recorded commit from a bare mirror (``<mirror-root>/<owner>+<name>/repo``,
 read with ``git show COMMIT:PATH``) into a temporary folder, which ``python -m kb --root PROJECT scan --format json``
-then scans (PYTHONPATH=PROJECT/scripts, the project's venv python). Printed, per repository and in total:
+then scans (PYTHONPATH=PROJECT/scripts, the project's venv python). With ``--tree`` every Python file of each
+repository is extracted too and each repository is scanned whole, as a user runs the scanner, so what one file
+imports from another counts; only findings in labelled files are scored. Printed, per repository and in total:
 
 - recall on ``breaks`` lines: a line is covered when a finding's primary line, or one of its ``related``
   locations, is on it;
@@ -66,6 +68,7 @@ class RepoLabels:
     repo: str
     commit: str
     files: dict[str, dict[int, Label]]
+    style: str = ""  # one of STYLES, or "" when the entry names none
 
 
 def parse_labels(located: Located, shown: str) -> list[RepoLabels]:
@@ -120,7 +123,8 @@ def parse_labels(located: Located, shown: str) -> list[RepoLabels]:
                 label = _parse_entry(entry, at, bad)
                 if label is not None:
                     parsed[path][int(line)] = label
-        out.append(RepoLabels(repo, commit, parsed))
+        style = item.get("style")
+        out.append(RepoLabels(repo, commit, parsed, style if isinstance(style, str) else ""))
     if problems:
         raise EvalError("\n".join(str(p) for p in sorted(problems)))
     return out
@@ -388,6 +392,36 @@ def extract(repos: Sequence[RepoLabels], mirror_root: Path, dest: Path) -> None:
             target.write_bytes(done.stdout)
 
 
+def extract_trees(repos: Sequence[RepoLabels], mirror_root: Path, dest: Path) -> None:
+    """Write every Python file of each repository at its commit under ``dest/<owner>+<name>/`` (what a user
+    scans), after ``extract`` has checked and written the labelled files. A blob the mirror lacks is left out."""
+    for r in repos:
+        git = ["git", f"--git-dir={mirror_root / folder_of(r.repo) / 'repo'}"]
+        listed = subprocess.run([*git, "ls-tree", "-r", "-z", r.commit], capture_output=True, check=False)
+        if listed.returncode != 0:
+            raise EvalError(f"{r.repo}: git ls-tree {r.commit[:12]} failed: {listed.stderr.decode('utf-8', 'replace')}")
+        blobs = []
+        for entry in listed.stdout.split(b"\0"):
+            meta, _, name = entry.partition(b"\t")
+            if meta.startswith(b"100") and name.endswith(b".py") and b".." not in name.split(b"/"):
+                blobs.append((meta.split()[2], name.decode("utf-8", "replace")))
+        batch = b"".join(sha + b"\n" for sha, _ in blobs)
+        out = subprocess.run([*git, "cat-file", "--batch"], input=batch, capture_output=True, check=False).stdout
+        at = 0
+        for _, name in blobs:
+            header_end = out.index(b"\n", at)
+            header = out[at:header_end].split()
+            at = header_end + 1
+            if len(header) < 3 or header[1] != b"blob":  # "<sha> missing"
+                continue
+            size = int(header[2])
+            target = dest / folder_of(r.repo) / name
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(out[at : at + size])
+            at += size + 1
+
+
 def default_python(project: Path) -> str:
     venv = project / ".venv" / "bin" / "python"
     return str(venv) if venv.exists() else sys.executable
@@ -408,13 +442,30 @@ def run_scanner(project: Path, python: str, scanned: Path) -> dict[str, Any]:
     return doc
 
 
+def scan_trees(repos: Sequence[RepoLabels], project: Path, python: str, scanned: Path) -> dict[str, Any]:
+    """Each repository's tree scanned on its own (so one repository's modules never stand for another's),
+    keeping the findings and problems in labelled files only: the others were not labelled."""
+    labelled = {f"{folder_of(r.repo)}/{path}" for r in repos for path in r.files}
+    doc: dict[str, Any] = {"findings": [], "problems": []}
+    for r in repos:
+        one = run_scanner(project, python, scanned / folder_of(r.repo))
+        for key in ("findings", "problems"):
+            for item in one.get(key) or []:
+                where = _split(str(item.get("path", "")), scanned) if isinstance(item, dict) else None
+                if where is not None and f"{where[0]}/{where[1]}" in labelled:
+                    doc[key].append(item)
+    return doc
+
+
 def evaluate(
-    repos: Sequence[RepoLabels], mirror_root: Path, project: Path, python: str
+    repos: Sequence[RepoLabels], mirror_root: Path, project: Path, python: str, tree: bool = False
 ) -> tuple[list[Score], Score, list[str]]:
     with tempfile.TemporaryDirectory(prefix="scan-eval-") as tmp:
         scanned = Path(tmp)
         extract(repos, mirror_root, scanned)
-        doc = run_scanner(project, python, scanned)
+        if tree:
+            extract_trees(repos, mirror_root, scanned)
+        doc = scan_trees(repos, project, python, scanned) if tree else run_scanner(project, python, scanned)
         folders = {folder_of(r.repo): r.repo for r in repos}
         findings = findings_from_json(doc, scanned, folders)
         problems = []
@@ -434,11 +485,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--project", type=Path, default=ROOT, help="checkout whose scanner runs (default: this one)")
     ap.add_argument("--python", help="python that runs the scanner (default: PROJECT/.venv/bin/python)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of Markdown")
+    ap.add_argument("--tree", action="store_true", help="scan each repository's whole tree, as a user does")
     args = ap.parse_args(argv)
     project = args.project.resolve()
     try:
         repos = load_labels(args.labels)
-        per_repo, total, problems = evaluate(repos, args.mirror_root, project, args.python or default_python(project))
+        python = args.python or default_python(project)
+        per_repo, total, problems = evaluate(repos, args.mirror_root, project, python, args.tree)
     except EvalError as exc:
         print(f"scan_eval: {exc}", file=sys.stderr)
         return 2

@@ -18,8 +18,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, fail, finished_html, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
-from kb.editlinks import check_settings  # noqa: E402
+from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, finish, follow_reading_path, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.export import export_project  # noqa: E402
 from kb.printpage import PRINT_PARTS  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
@@ -43,13 +42,11 @@ def on_shutdown() -> None:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    """The site address and the Git host for the edit actions, checked before any template sees
-    them; no repository URL means no actions."""
-    root = Path(config.config_file_path).parent
-    _guard(fail, check_settings(config.repo_url, config.edit_uri, root, config.site_url), "site and Git host settings")
-    if not config.repo_url:
-        config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
-    return config
+    return _guard(check_config, config)  # the site address and Git host, before any template sees them
+
+
+def on_nav(nav: Any, *, config: MkDocsConfig, **_: object) -> Any:
+    return _guard(follow_reading_path, nav, config)  # previous/next along the README's reading path
 
 
 def on_pre_build(config: MkDocsConfig) -> None:
@@ -70,11 +67,11 @@ def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: o
 
 
 def on_post_page(output: str, **_: object) -> str:
-    return finished_html(output)  # theme markup fixes for accessibility, then lighter markup
+    return finish(output)  # theme markup fixes for accessibility, then lighter markup
 
 
 def on_post_template(output_content: str, **_: object) -> str:
-    return finished_html(output_content)  # the same, for static templates such as 404.html
+    return finish(output_content)  # the same, for static templates such as 404.html
 
 
 def on_post_build(config: MkDocsConfig) -> None:

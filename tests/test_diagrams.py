@@ -50,6 +50,9 @@ def test_the_good_diagram_has_no_problem_and_renders_one_block(tmp_path):
     assert block.startswith('<figure class="kb-diagram" id="diagram-flow">') and "\n" not in block
     assert 'role="img" aria-labelledby="diagram-flow-title diagram-flow-desc"' in block
     assert '<desc id="diagram-flow-desc">Two steps; the second is HBM.</desc>' in block
+    # The scroller takes the keyboard and is named; the text version is open, for a phone.
+    assert re.search(r'<div class="kb-diagram__scroll" tabindex="0" role="region" aria-label="[^"]+: drawing">', block)
+    assert '<details class="kb-diagram__text" open>' in block and 'class="kb-diagram__hint"' in block
 
 
 def test_a_box_without_label_shows_its_records_name_in_the_drawing_and_the_text(tmp_path):

@@ -9,13 +9,11 @@ from __future__ import annotations
 import difflib
 import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from conftest import ROOT
+from pagecmds import marked_blocks, run_block
 
 SNIPPETS = ROOT / "snippets" / "frameworks"
 DIFFS = {
@@ -49,15 +47,13 @@ def test_each_page_shows_its_diff_and_both_scripts(name):
 
 
 def test_the_accelerate_launch_command_runs_as_the_page_gives_it(tmp_path):
-    """The page's TPU launch script, run whole with bash from a copy of its folder (PATH finds this
-    venv's python): on a host with no accelerator it trains two steps on the CPU and saves state."""
-    for name in ("accelerate_launch_tpu.sh", "accelerate_tpu.py"):
-        shutil.copy(SNIPPETS / name, tmp_path / name)
-    env = dict(os.environ, PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
-    env.pop("PYTHONPATH", None)
-    done = subprocess.run(
-        ["bash", "accelerate_launch_tpu.sh"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
+    """The page's TPU launch script (the block marked data-run), run with bash from a copy of its
+    folder (PATH finds this venv's python): on a host with no accelerator it trains two steps on
+    the CPU and saves state."""
+    (block,) = marked_blocks(ROOT / "docs" / "frameworks" / "accelerate.md")
+    assert block.cwd == "snippets/frameworks" and block.command == (SNIPPETS / "accelerate_launch_tpu.sh").read_text()
+    shutil.copy(SNIPPETS / "accelerate_tpu.py", tmp_path / "accelerate_tpu.py")
+    done = run_block(block, tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert "step 1: loss" in done.stdout
     assert (tmp_path / "checkpoint" / "model.safetensors").is_file(), sorted(p.name for p in tmp_path.rglob("*"))

@@ -77,9 +77,9 @@ POSITIVE = [
     ),
     ("import torch.distributed as dist\ndist.init_process_group(init_method='env://')\nm.cuda()\n", "init-no-backend"),
     ("import torch.distributed as dist\ndist.init_process_group()\nx.to('cuda')\n", "init-no-backend"),
-    ("idx = x.nonzero()\n", "nonzero"),
-    ("import torch\nidx = torch.nonzero(x)\n", "nonzero"),
-    ("from torch import nonzero\nidx = nonzero(x)\n", "nonzero"),
+    ("x = x.to(dev)\nidx = x.nonzero()\n", "nonzero"),  # the file puts work on a device
+    ("import torch\nx.to(dev)\nidx = torch.nonzero(x)\n", "nonzero"),
+    ("from torch import nonzero\nimport torch\ntorch.cuda.synchronize()\nidx = nonzero(x)\n", "nonzero"),
     ("y = x[x > 0]\n", "bool-mask"),
     ("y = x[(x > 0) & (x < 5)]\n", "bool-mask"),
     ("y = x[~(x == 0)]\n", "bool-mask"),
@@ -100,7 +100,8 @@ POSITIVE = [
     ('import torch\ntorch.compile(m, mode="reduce-overhead")\n', "compile-cudagraphs"),
     ('import torch\n@torch.compile(mode="max-autotune")\ndef f(x):\n    return x\n', "compile-cudagraphs"),
     ('model.compile(mode="reduce-overhead")\n', "compile-cudagraphs"),
-    ("import torch\ntorch.compile(m, fullgraph=True)\n", "fullgraph"),
+    ("import torch\n@torch.compile(fullgraph=True)\ndef step(x):\n    return x.sum().item()\n", "fullgraph"),
+    ("import torch\ndef step(x):\n    print(x)\nf = torch.compile(step, fullgraph=True)\n", "fullgraph"),
 ]
 
 NEGATIVE = [
@@ -139,6 +140,9 @@ NEGATIVE = [
     ),
     ("import re\nre.compile('x', fullgraph=True)\n", "fullgraph"),
     ("import torch\ntorch.compile(m, fullgraph=False)\n", "fullgraph"),
+    ("import torch\ntorch.compile(m, fullgraph=True)\n", "fullgraph"),  # no graph break in sight
+    ("import torch\n@torch.compile(fullgraph=True)\ndef step(x):\n    return x * 2\n", "fullgraph"),
+    ("idx = x.nonzero()\n", "nonzero"),  # nothing says x is on a device
 ]
 
 
@@ -202,7 +206,6 @@ def test_other_followed_kinds(rules):
     assert findings(rules, code) == [
         (3, 5, "nccl-backend", "followed"),  # the line to change; the call is a use of it
         (7, 1, "compile-cudagraphs", "followed"),
-        (7, 1, "fullgraph", "followed"),
     ]
     (nccl,) = [f for f in scan_source(textwrap.dedent(code), "t.py", rules) if f.rule == "nccl-backend"]
     assert nccl.related == ((6, 1),)
@@ -271,14 +274,14 @@ def test_wildcards(kind, pattern, code, hits):
 
 
 def test_columns_are_characters_and_code_is_one_trimmed_line(rules):
-    line = 's = "ééé"; i = t.nonzero()\n'
+    line = 's = "ééé"; i = t.to(d).nonzero()\n'
     (found,) = scan_source(line, "t.py", rules)
-    assert (found.line, found.column, found.snippet) == (1, line.index("t.nonzero") + 1, "t.nonzero()")
-    long = "t.nonzero(" + ", ".join(f"arg{i}" for i in range(40)) + ")\n"
+    assert (found.line, found.column, found.snippet) == (1, line.index("t.to") + 1, "t.to(d).nonzero()")
+    long = "t.to(d).nonzero(" + ", ".join(f"arg{i}" for i in range(40)) + ")\n"
     (found,) = scan_source(long, "t.py", rules)
     assert len(found.snippet) <= 100 and found.snippet.endswith("…") and "\n" not in found.snippet
-    multi = "t.nonzero(\n    a,\n)\n"
-    assert [f.snippet for f in scan_source(multi, "t.py", rules)] == ["t.nonzero("]
+    multi = "t.to(d).nonzero(\n    a,\n)\n"
+    assert [f.snippet for f in scan_source(multi, "t.py", rules)] == ["t.to(d).nonzero("]
 
 
 @pytest.mark.parametrize(

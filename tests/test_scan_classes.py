@@ -15,6 +15,7 @@ import pytest
 
 from conftest import ROOT
 from kb.scan import scan_source, silenced
+from kb.scanfix import fix_text, fixes_for
 from kb.scanreport import concise_report, json_report, safe, sarif_report
 from kb.scanrules import RuleSet, load_rules
 
@@ -46,6 +47,10 @@ CLASSES = [
     ("import torch\nx = torch.zeros(2, device=local_rank)\n", "rank-device-index"),
     ("import torch\nx.to(rank % torch.cuda.device_count())\n", "rank-device-index"),
     ("import torch\ndev = torch.device(args.local_rank)\n", "rank-device-index"),
+    ('import torch, os\nx = x.to(int(os.environ["LOCAL_RANK"]))\n', "rank-device-index"),
+    ("m = AutoModel.from_pretrained('x', device_map={'': local_rank})\n", "rank-device-index"),
+    ("m = AutoModel.from_pretrained('x', device_map={'': int(os.getenv('LOCAL_RANK', 0))})\n", "rank-device-index"),
+    ("m = AutoModel.from_pretrained('x', device_map=accelerator.local_process_index)\n", "rank-device-index"),
     # device strings where they are assigned, compared, defaulted or tested
     ('device = "cuda"\n', "cuda-device-string"),
     ('parser.add_argument("--device", default="cuda")\n', "cuda-device-string"),
@@ -129,6 +134,13 @@ CLASSES = [
     ('import lightning as L\nt = L.Trainer(accelerator="tpu")\n', "lightning-tpu-accelerator"),
     ('from lightning.fabric import Fabric\nf = Fabric(accelerator="auto", devices=8)\n', "lightning-auto-accelerator"),
     ("from lightning.pytorch.strategies import XLAStrategy\ns = XLAStrategy()\n", "lightning-xla-strategy"),
+    ("import torch\nx.cuda()\nsd = torch.hub.load_state_dict_from_url(url)\n", "load-without-map-location"),
+    ("import lightning as L\nfabric = L.Fabric(devices=2, precision='bf16-mixed')\n", "lightning-default-accelerator"),
+    ("from pytorch_lightning import Trainer\nt = Trainer(max_epochs=1)\n", "lightning-default-accelerator"),
+    (
+        "from lightning.fabric.strategies import FSDPStrategy\ns = FSDPStrategy(sharding_strategy='FULL')\n",
+        "lightning-fsdp-strategy",
+    ),
     ('from transformers import TrainingArguments\na = TrainingArguments("o", fp16=True)\n', "trainer-fp16"),
     (
         "import transformers\na = transformers.TrainingArguments(output_dir='o', torch_compile=True)\n",
@@ -225,6 +237,8 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'ok = kind == "cuda_graph"\n',
         "import flash_attention_tpu\nimport apexlib\n",  # other packages
         "trainer = Trainer(accelerator='cpu')\n",
+        "from transformers import Trainer\nt = Trainer(model=m, args=a)\n",  # Hugging Face's, not Lightning's
+        "import lightning as L\nf = L.Fabric(**cfg)\n",  # the accelerator may be in cfg
         "import torch\ny = torch._scaled_mm(a, b, use_fast_accum=False)\n",  # the TPU's own setting
         'import torch\n@torch.library.custom_op("a::f", mutates_args=())\ndef f(x): ...\n',  # every device
         'import torch\ntorch.set_default_tensor_type("torch.FloatTensor")\nt = "torch.cuda.Tensors"\n',  # CPU, or text
@@ -236,6 +250,8 @@ def test_a_per_device_backend_string_is_a_backend_not_a_device(real):
         'from accelerate import Accelerator\nacc = Accelerator(mixed_precision="bf16")\n',
         "import torch.distributed as dist\ndist.all_reduce(t, op=dist.ReduceOp.AVG)\n",
         "m = AutoModel.from_pretrained('x', load_in_8bit=False)\n",
+        "m = AutoModel.from_pretrained('x', device_map={'': 0})\nn = AutoModel.from_pretrained('x', device_map='auto')\n",
+        'import os\nrank = int(os.environ["RANK"])\nprint(int(os.environ["WORLD_SIZE"]))\n',
         'from torch.utils.cpp_extension import load\next = load("ops", sources=["ops.cpp"])\n',  # C++ only
         'import subprocess\nsubprocess.run(["echo", "nvidia-smi is absent"])\n',
         # a CPU test whose other path is plain torch; an is_cuda guard in front of CUDA-only code
@@ -606,6 +622,17 @@ def test_an_argument_is_reported_on_its_own_line_in_a_call_over_several_lines(re
     assert ("rank-device-index", 5) in at and ("scaled-mm-fast-accum", 9) in at, at
 
 
+def test_a_method_on_a_receiver_over_several_lines_is_reported_and_fixed_at_the_method(real):
+    """``).cuda()`` on the statement's last line: the finding is there, its snippet shows it, and
+    --fix rewrites that call (the fixer finds it at the place the scan reports)."""
+    code = "import torch\nmodel = torch.nn.Sequential(\n    torch.nn.ReLU(),\n).cuda()\nx = (y\n     .\n     cuda())\n"
+    got = [(f.line, f.column, f.snippet) for f in scan_source(code, "t.py", real) if f.rule == "cuda-method"]
+    assert got == [(4, 2, ".cuda()"), (7, 6, "cuda()")], got
+    fixed, count = fix_text(code, fixes_for(scan_source(code, "t.py", real), real.by_id()))
+    assert count == 2 and ".cuda" not in fixed and "cuda()" not in fixed, fixed
+    assert [f.rule for f in scan_source(fixed, "t.py", real) if f.severity == "must-change"] == []
+
+
 def test_an_is_cuda_guard_of_cuda_only_code_is_not_a_device_test_finding(real):
     code = "import torch\ndef f(x):\n    if x.is_cuda:\n        return ext.forward_cuda(x)\n    return x\n"
     assert "is-cuda-test" not in rules_at(real, code)
@@ -634,3 +661,29 @@ def test_noise_a_cuda_version_only_printed_or_logged_is_info(real):
     )
     severity = {line: sev for line, rule, sev in found(real, code) if rule == "cuda-version-probe"}
     assert severity == {2: "info", 3: "info", 4: "must-change"}
+
+
+def test_a_checkpoint_fetched_from_a_url_with_a_map_location_is_fine(real):
+    code = "import torch\nx.cuda()\na = torch.hub.load_state_dict_from_url(u, None, 'cpu')\n"
+    code += "b = torch.hub.load_state_dict_from_url(u, map_location='cpu')\nc = torch.hub.load_state_dict_from_url(u)\n"
+    assert [line for line, rule, _ in found(real, code) if rule == "load-without-map-location"] == [5]
+
+
+def test_a_device_count_that_picks_a_device_by_rank_is_left_to_a_person(real):
+    """Issue 34, no half-fixes: ``rank % torch.accelerator.device_count()`` would still be a per-rank index."""
+    code = "import torch\nd = rank % torch.cuda.device_count()\nn = torch.cuda.device_count()\n"
+    got = {(f.line, f.manual) for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-count"}
+    assert got == {(2, True), (3, False)}, got
+    fixed, count = fix_text(code, fixes_for(scan_source(code, "t.py", real), real.by_id()))
+    assert count == 1 and "rank % torch.cuda.device_count()" in fixed, fixed
+
+
+def test_noise_a_cuda_test_that_guards_only_cuda_calls_is_review(real):
+    """Issue 34, noise: ``if device.type == "cuda": torch.cuda.synchronize()`` skips a CUDA call on a
+    TPU, which is right; a test that guards anything else, or has an else, stays must-change."""
+    code = (
+        'import torch\nif device.type == "cuda":\n    torch.cuda.synchronize()\n'
+        'if device.type == "cuda":\n    torch.cuda.synchronize()\n    x = 1\npin = device.type == "cuda"\n'
+    )
+    got = [(line, sev) for line, rule, sev in found(real, code) if rule == "cuda-compare"]
+    assert got == [(2, "review"), (4, "must-change"), (7, "must-change")], got

@@ -88,9 +88,20 @@ def test_a_short_commit_and_a_repeated_repo_are_errors():
 def test_the_project_labels_file_is_valid_and_counts_every_class():
     repos = se.load_labels(se.DEFAULT_LABELS)
     every = [lab for r in repos for lines in r.files.values() for lab in lines.values()]
-    assert len(repos) == 14 and sum(len(r.files) for r in repos) >= 84
+    assert len(repos) == 21 and sum(len(r.files) for r in repos) >= 101
     for name in se.LABELS:
         assert any(name in lab.labels for lab in every)
+
+
+def test_the_corpus_is_thirty_repositories_with_a_disjoint_held_out_ten():
+    """Issue 34: at least 30 labelled repositories, a frozen held-out split of at least 10 that shares
+    none with the tuning split, and every style of training code among them."""
+    tuning = se.load_labels(se.DEFAULT_LABELS)
+    held = se.load_labels(se.DEFAULT_LABELS.with_name("scan_labels_heldout.yml"))
+    names = {r.repo for r in tuning} | {r.repo for r in held}
+    assert len(held) >= 10 and not {r.repo for r in tuning} & {r.repo for r in held} and len(names) >= 30
+    styles = {r.style for r in [*tuning, *held] if r.style}
+    assert {"raw-loop", "trainer-accelerate", "lightning", "gpt-triton-fp8", "rl", "serving"} <= styles, styles
 
 
 # ---- scanner JSON ----

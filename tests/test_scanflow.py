@@ -185,3 +185,26 @@ def test_a_package_function_is_matched_only_when_one_module_of_the_package_retur
     assert join([finding("p/utils/dist.py", 5, 25)], flows)[0].elsewhere == (("train.py", 3, 1),)
     twice = [*flows, Flows("p/utils/again.py", returns=(Returned("dev", 7, 3),))]
     assert join([finding("p/utils/dist.py", 5, 25)], twice)[0].elsewhere == ()  # two modules define dev
+
+
+def test_an_import_of_a_cuda_only_module_of_the_tree_is_reported_where_it_is_imported(tmp_path: Path, real: RuleSet):
+    """Class 2's last item: ops/fused.py imports Triton when it loads, so importing it fails on a TPU
+    host. Each import of it is a finding; a guarded one, an import of a module that only imports Triton
+    under try, a kernel library importing another, and a file two imports away are not."""
+    (tmp_path / "ops").mkdir()
+    files = {
+        "ops/__init__.py": "",
+        "ops/fused.py": "import torch\nimport triton\n\n@triton.jit\ndef k(x):\n    pass\n",
+        "ops/optional.py": "try:\n    import triton\nexcept ImportError:\n    triton = None\n",
+        "ops/kern2.py": "import triton\nfrom ops.fused import k\n\n@triton.jit\ndef k2(x):\n    pass\n",
+        "model.py": "import torch\nfrom ops.fused import k\nimport ops.optional\ntry:\n    from ops import fused\n"
+        "except ImportError:\n    fused = None\n\ndef f():\n    from ops import fused\n",
+        "train.py": "import model\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    got = [(f.path, f.line, f.severity) for f in findings if f.rule == "local-cuda-module"]
+    assert problems == [] and got == [("model.py", 2, "must-change"), ("model.py", 10, "must-change")], got
+    (first,) = [f for f in findings if f.rule == "local-cuda-module" and f.line == 2]
+    assert "`ops/fused.py`: TPU604 at line 2" in first.message and first.snippet == "from ops.fused import k"

@@ -16,11 +16,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .editlinks import check_settings
 from .errors import Problem, format_problems
 from .pages import split_front_matter
 from .postprocess import fix_html
 from .printpage import PRINT_PAGES, Section, build_print, part_of
 from .project import Project, built_sources, validate_project
+from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from .serveguard import LastGood
 from .slim import slim_html
@@ -51,6 +53,23 @@ def report(problems: list[Problem], what: str) -> None:
     )
 
 
+def check_config(config: Any) -> Any:
+    """The site address and the Git host for the edit actions (MkDocs' config), checked before
+    any template sees them; no repository URL means no actions."""
+    root = Path(config.config_file_path).parent
+    fail(check_settings(config.repo_url, config.edit_uri, root, config.site_url), "site and Git host settings")
+    if not config.repo_url:
+        config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
+    return config
+
+
+def follow_reading_path(nav: Any, config: Any) -> Any:
+    """Previous and next along mkdocs.yml's extra.reading_path (kb/readingpath.py)."""
+    text = Path(config.config_file_path).read_text(encoding="utf-8")
+    fail(link_reading_path(nav.pages, config.extra.get("reading_path"), text), "reading path")
+    return nav
+
+
 def page_markdown(project: Project, uri: str, rendered: str, meta: dict[str, Any]) -> str:
     """A page's Markdown as MkDocs converts it: shortcodes rendered, the applies-to banner and the
     out-of-date note under the title, and the glossary terms the page uses as abbreviations."""
@@ -60,7 +79,7 @@ def page_markdown(project: Project, uri: str, rendered: str, meta: dict[str, Any
     return out + abbreviations(project.kb, out)
 
 
-def finished_html(html: str) -> str:
+def finish(html: str) -> str:
     """A built page as it is written: the theme's markup fixed for accessibility, then lighter."""
     return slim_html(fix_html(html))
 

@@ -240,9 +240,13 @@ def render(kb: KB, diagram: Diagram) -> str:
     for box in boxes:
         svg.append(_box(box))
     svg.append("</svg>")
+    # The drawing keeps its width and scrolls inside its box on a narrow screen: the box takes the
+    # keyboard focus (arrow keys scroll it) and says so; the hint shows only where it scrolls.
+    scroller = f'tabindex="0" role="region" aria-label="{attr(one_line(diagram.title))}: drawing"'
+    hint = '<p class="kb-diagram__hint">Scroll sideways for the whole drawing, or read it as text below.</p>'
     return (
-        f'<figure class="kb-diagram" id="{slug}"><div class="kb-diagram__scroll">{"".join(svg)}</div>'
-        f"<figcaption>{md_text(diagram.title)}</figcaption>{as_text(kb, diagram)}</figure>"
+        f'<figure class="kb-diagram" id="{slug}"><div class="kb-diagram__scroll" {scroller}>{"".join(svg)}</div>'
+        f"{hint}<figcaption>{md_text(diagram.title)}</figcaption>{as_text(kb, diagram)}</figure>"
     )
 
 
@@ -297,7 +301,8 @@ def _edge(a: Box, b: Box, label: str | None) -> str:
 
 
 def as_text(kb: KB, diagram: Diagram) -> str:
-    """The diagram as a list: each box, then where its arrows lead (with their labels)."""
+    """The diagram as a list: each box, then where its arrows lead (with their labels). Open, so a
+    phone, where the drawing scrolls, shows every box, the decision tree's answers among them."""
     names = {n.id: md_rich(label_of(kb, n)) for n in diagram.nodes}
     items = []
     for node in diagram.nodes:
@@ -305,6 +310,5 @@ def as_text(kb: KB, diagram: Diagram) -> str:
         out = [e for e in diagram.edges if e.source == node.id]
         leads = "; ".join(f"{md_text(e.label) + ': ' if e.label else ''}{names[e.target]}" for e in out)
         items.append(f"<li>{names[node.id]}{note}{' → ' + leads if leads else ''}</li>")
-    return (
-        f'<details class="kb-diagram__text"><summary>The diagram as text</summary><ul>{"".join(items)}</ul></details>'
-    )
+    summary = "<summary>The diagram as text</summary>"
+    return f'<details class="kb-diagram__text" open>{summary}<ul>{"".join(items)}</ul></details>'

@@ -28,6 +28,7 @@ from .pages import (
 )
 from .render import SHORTCODE, Ctx, render_markdown
 from .review import Queue, build_today, make_queue, release_of
+from .saidonce import check_said_once
 from .sitepaths import built_file
 from .tags import check_tags
 from .urls import check_urls
@@ -93,6 +94,7 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     except Exception as exc:  # a bug in a check must not become a traceback
         project.problems.append(_crash(exc, "docs"))
     project.problems += _check_nav(root, pages, scan.problems)
+    project.problems += check_said_once((p.shown, p.body, p.body_line) for p in pages)
     _check_config(project, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
     project.pages = {p.src_uri: p for p in pages}
     if ready:

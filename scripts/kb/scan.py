@@ -51,8 +51,8 @@ from typing import Any, Callable
 
 from .errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
-from .scanflow import DEVICE_RULES, Called, Export, Flows, Passed, Returned, relative
-from .scanguard import apply_guards, mark_unguarded, soften_logged, soften_short_circuited
+from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, Called, Export, Flows, Imported, Passed, Returned, relative
+from .scanguard import apply_guards, mark_unguarded, soften_cuda_guards, soften_logged, soften_short_circuited
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -115,6 +115,13 @@ def is_nccl(value: object) -> bool:
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
+# the checkpoint loaders, each with the position of its map_location argument
+_LOADS = {"torch.load": 1, "torch.hub.load_state_dict_from_url": 2, "torch.utils.model_zoo.load_url": 2}
+# Lightning's entry points, whose accelerator= defaults to "auto" (the CPU on a TorchTPU host)
+_LIGHTNING_ENTRIES = frozenset(
+    {"lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning.Trainer"}
+    | {"lightning.pytorch.Trainer", "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.Trainer"}
+)
 _EXTENSION_BUILDS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 _SHELL_CALLS = frozenset(
     {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput")}
@@ -188,20 +195,40 @@ class Visitor:
             elif isinstance(st, (ast.If, ast.Try, ast.With)):
                 stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
+        for st in tree.body:  # ext = load(...): the name a module-level extension build binds
+            if type(st) is ast.Assign and len(st.targets) == 1 and type(st.targets[0]) is ast.Name:
+                if type(st.value) is ast.Call and self.s.resolve(st.value.func)[0] in _EXTENSION_BUILDS:
+                    self.s.extensions[id(st.value)] = st.targets[0].id
         self.s.module = Scope(tree, None)
         self.visit(tree, self.s.module, False)
         s = self.s
         for use, name, function in s.pending_params:  # every call is known now
-            for arg, scope in s.passed(function, name):
+            for arg, scope in self.arguments(function, name):
                 self.device_uses(use, None, s.values(arg, scope))
         if s.uses_cuda:
             for call in s.pending_init:
                 s.detect("init-without-backend", call)
             for call in s.pending_load:
                 s.detect("load-without-map-location", call)
+        for call in s.pending_nonzero if s.moves_to_device or s.uses_cuda else ():
+            s.detect("nonzero", call)
+        for call, scope in s.pending_fullgraph:
+            if any(_breaks_graph(fn) for fn in _compiled(s, call, scope)):
+                s.detect("fullgraph", call)
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
+
+    def arguments(self, function: Scope, name: str, depth: int = 0) -> list[tuple[ast.expr, Scope]]:
+        """What this file's calls pass as ``function``'s parameter ``name``, and where a call passes
+        its own caller's parameter on (``make_noise(n, device)`` inside ``train(..., device)``), what
+        the calls of that caller pass, up to three calls away."""
+        out = []
+        for arg, scope in self.s.passed(function, name):
+            out.append((arg, scope))
+            if depth < 2 and type(arg) is ast.Name and (caller := self.s.parameter(arg.id, scope)) is not None:
+                out += self.arguments(caller, arg.id, depth + 1)
+        return out
 
     def visit(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         handler = _HANDLERS.get(type(node))
@@ -375,6 +402,8 @@ class Visitor:
 
     def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scope: Scope, loop: bool) -> None:
         for dec in getattr(node, "decorator_list", ()):
+            if type(dec) is ast.Call:
+                self.s.decorated[id(dec)] = node  # type: ignore[assignment]  # a def: lambdas have no decorators
             self.visit(dec, scope, loop)
         for default in [*node.args.defaults, *node.args.kw_defaults]:
             if default is not None:
@@ -431,14 +460,14 @@ class Visitor:
                 s.pending_init.append(node)
             self.backend_uses(node, scope)
         elif name == "nonzero" and (path.startswith("torch") if path else method):
-            s.detect("nonzero", node)
+            s.pending_nonzero.append(node)  # reported where the file puts work on a device
         elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
             s.detect("item-in-loop", node)
         elif name == "DataLoader":
             self.dataloader(node, scope)
         elif (
-            path == "torch.load"
-            and len(node.args) < 2
+            path in _LOADS
+            and len(node.args) <= _LOADS[path]
             and all(k.arg not in ("map_location", None) for k in node.keywords)
         ):
             s.pending_load.append(node)
@@ -450,10 +479,12 @@ class Visitor:
                 if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
                     s.detect("compile-cudagraph-mode", node, v.followed)
                 elif kw.arg == "fullgraph" and any(x is True for x in v.known):
-                    s.detect("fullgraph", node, v.followed)
+                    s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
+        elif path in _LIGHTNING_ENTRIES and all(k.arg not in ("accelerator", None) for k in node.keywords):
+            s.detect("lightning-default-accelerator", node)  # no accelerator=, no **kwargs: "auto"
         elif path in _EXTENSION_BUILDS:
             self.extension_build(node)
         elif path in _SHELL_CALLS:
@@ -469,16 +500,23 @@ class Visitor:
                 self.s.detect("nvidia-smi", part)
 
     def extension_build(self, node: ast.Call) -> None:
-        """``cpp_extension.load(sources=[... .cu])`` or ``with_cuda=True``: a CUDA build at run time."""
+        """``cpp_extension.load(sources=[... .cu])`` (a name anywhere in the sources, as in
+        ``os.path.join(here, "k.cu")``), reported at the call, or ``with_cuda=True``, at the keyword: a
+        CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a
+        CUDA extension: each use of it is a place of that finding."""
         sources = [k.value for k in node.keywords if k.arg == "sources"] + node.args[1:2]
-        for part, text in _string_parts(sources):
-            if text.endswith((".cu", ".cuh")):
-                self.s.detect("cuda-sources", part)
-                return
-        for kw in node.keywords:
-            if kw.arg == "with_cuda" and isinstance(kw.value, ast.Constant) and kw.value.value is True:
-                self.s.detect("cuda-sources", kw)
-                return
+        cuda = any(
+            isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.endswith((".cu", ".cuh"))
+            for expr in sources
+            for c in ast.walk(expr)
+        )
+        flag = [
+            k for k in node.keywords if k.arg == "with_cuda" and type(k.value) is ast.Constant and k.value.value is True
+        ]
+        if cuda or flag:
+            self.s.detect("cuda-sources", node if cuda else flag[0])
+            if (name := self.s.extensions.get(id(node))) is not None:
+                self.s.imported[name] = node
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
@@ -571,6 +609,8 @@ class Visitor:
                 s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
                 s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg == "device_map" and _maps_to_rank(kw.value):
+                s.detect("rank-device-index", kw)  # from_pretrained(device_map={"": local_rank})
 
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
@@ -581,8 +621,91 @@ class Visitor:
                 self.s.pending_loader.append((node, v.followed))
 
 
-def file_flows(s: FileScan) -> Flows:
-    """What this file exports and passes of device values across modules (kb.scanflow)."""
+def _maps_to_rank(value: ast.expr) -> bool:
+    """A ``device_map`` that places weights on the rank's device index: ``local_rank`` itself, or a
+    dict with one (``{"": local_rank}``); every TorchTPU process owns index 0 only."""
+    if isinstance(value, ast.Dict):
+        return any(v is not None and rank_expr(v) for v in value.values)
+    return rank_expr(value)
+
+
+def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
+    """Why importing this file needs CUDA: a finding of a CUDA-only rule in a statement the module
+    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none."""
+    if not any(f.rule in CUDA_ONLY_RULES for f in kept):
+        return ""
+    plain = (ast.Try, ast.If, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    spans = [(st.lineno, st.end_lineno or st.lineno) for st in _body(s) if not isinstance(st, plain)]
+    for f in kept:
+        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans):
+            return f"{f.code} at line {f.line}"
+    return ""
+
+
+def _compiled(s: FileScan, call: ast.Call, scope: Scope) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions of this file a ``torch.compile(...)`` call compiles: the one it decorates
+    (``@torch.compile(fullgraph=True)``) or the one it names (``torch.compile(step, ...)``)."""
+    if (fn := s.decorated.get(id(call))) is not None:
+        return [fn]
+    target = call.args[0] if call.args else None
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    where: Scope | None = scope
+    while type(target) is ast.Name and where is not None and not found:
+        found, where = where.defined(target.id), where.parent
+    return found
+
+
+def _breaks_graph(fn: ast.AST) -> bool:
+    """``.item()``, ``.tolist()``, ``print(...)`` or a ``precision`` block in ``fn``: a graph break."""
+    for node in ast.walk(fn):
+        if type(node) is ast.Call:
+            f = node.func
+            name = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else ""
+            if name in ("item", "tolist", "print", "precision"):
+                return True
+    return False
+
+
+def _body(s: FileScan) -> list[ast.stmt]:
+    """The statements of the module's top level."""
+    node = s.module.node if s.module is not None else None
+    return list(node.body) if isinstance(node, ast.Module) else []
+
+
+def _kernels(s: FileScan) -> bool:
+    """The module defines Triton kernels (a function decorated ``@triton.jit`` or ``@triton.autotune(...)``)."""
+    for st in _body(s):
+        for dec in st.decorator_list if isinstance(st, ast.FunctionDef) else ():
+            path = s.resolve(dec.func if isinstance(dec, ast.Call) else dec)[0]
+            if path is not None and path.startswith("triton."):
+                return True
+    return False
+
+
+def _imports(s: FileScan) -> tuple[Imported, ...]:
+    """The import statements that run when the module loads or a function of it runs (not those
+    under an ``if`` or a ``try``, which choose), with the modules each may name, longest first."""
+    body = _body(s)
+    body += [st for fn in body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) for st in fn.body]
+    out = []
+    for st in body:
+        if isinstance(st, ast.Import):
+            modules = [tuple(a.name.split(".")) for a in st.names]
+            exact = False
+        elif isinstance(st, ast.ImportFrom):
+            base = relative(s.shown, st.level, st.module) if st.level else tuple((st.module or "").split("."))
+            modules = [(*base, a.name) for a in st.names if a.name != "*"] + [base]
+            exact = st.level > 0
+        else:
+            continue
+        line, column, snippet = s.position(st)
+        out.append(Imported(tuple(m for m in modules if any(m)), exact, line, column, snippet))
+    return tuple(out)
+
+
+def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
+    """What this file exports and passes of device values across modules (kb.scanflow), the imports
+    it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports)."""
     exports = []
     for use, name, where_read in s.pending_params:
         fn = where_read.node
@@ -612,7 +735,10 @@ def file_flows(s: FileScan) -> Flows:
         callee = s.resolve(call.func)[0]
         if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
             calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
-    return Flows(s.shown, tuple(exports), tuple(passed), tuple(returns), tuple(calls))
+    found = kept if kept is not None else []
+    return Flows(
+        s.shown, (*exports,), (*passed,), (*returns,), (*calls,), _imports(s), _cuda_only(s, found), _kernels(s)
+    )
 
 
 def _returns(s: FileScan) -> list[Returned]:
@@ -722,7 +848,7 @@ def scan_source(text: str, shown: str, rules: RuleSet, before: str | None = None
 def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
     """scan_source, and what the file passes to or reads from other modules as a device."""
     kept, state = _scan(text, shown, rules)
-    return kept, file_flows(state)
+    return kept, file_flows(state, kept)
 
 
 def _scan(
@@ -736,6 +862,13 @@ def _scan(
     Visitor(state).run(tree)
     if state.device_tests and rules.detectors.keys() & DEVICE_TESTS:
         cuda = [(f.line, f.column) for f in state.findings.values() if f.severity == "must-change"]
+        must = set(cuda)  # and the uses of a name a must-change finding binds (ext = load(... .cu); ext.op(x))
+        cuda += [
+            place[:2]
+            for spoke, use in state.imported_uses
+            if state.position(spoke)[:2] in must
+            for place in [state.position(use)]
+        ]
         for name, node in device_tests(tree, state.device_tests, cuda, state.line):
             state.detect(name, node)
     findings = state.finish()
@@ -755,7 +888,22 @@ def _scan(
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):
         kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
+    if "if" in text:
+        kept = soften_cuda_guards(tree, kept, state.line)
+    if "device_count" in text and "%" in text:
+        kept = _rank_modulo(tree, kept, state)
     return _no_half_fixes(kept, rules), state
+
+
+def _rank_modulo(tree: ast.Module, findings: list[Finding], state: FileScan) -> list[Finding]:
+    """``rank % torch.cuda.device_count()`` picks a device by rank: renaming the count to
+    ``torch.accelerator`` would keep a per-rank index, so its finding is left to a person."""
+    places = {
+        state.position(node.right)[:2]
+        for node in ast.walk(tree)
+        if type(node) is ast.BinOp and type(node.op) is ast.Mod and ranky(node.left) and type(node.right) is ast.Call
+    }
+    return [f._replace(manual=True) if (f.line, f.column) in places else f for f in findings]
 
 
 def _no_half_fixes(findings: list[Finding], rules: RuleSet) -> list[Finding]:

@@ -2,8 +2,9 @@
 
 - ``cpu-else-cuda``: ``if x.device.type == "cpu": <torch> else: <CUDA code>`` (or ``x.is_cpu``, or
   ``!= "cpu"`` with the CUDA code in the body). A TPU tensor is not on the CPU, so it takes the
-  CUDA path. Reported at the test when that path holds CUDA-only code: a finding of a CUDA rule, or
-  a call whose name says CUDA (``forward_cuda``, ``_C.cuda_op``).
+  CUDA path. Reported at the test when that path holds CUDA-only code: a finding of a CUDA rule, a
+  call whose name says CUDA (``forward_cuda``, ``_C.cuda_op``), or a use of a function or class of
+  the module that holds such code (``FusedFn.apply(x)``, whose forward calls a CUDA extension).
 - ``is-cuda-test``: ``if x.is_cuda: <plain torch>`` used as the "on an accelerator" test. A TPU
   tensor's ``is_cuda`` is False, so the TPU takes the other (CPU) path. Reported when the branch
   ``is_cuda`` guards holds no CUDA-only code; a guard of CUDA-only code is right as it is.
@@ -31,15 +32,16 @@ def device_tests(
     if not is_cuda and not cpu:
         return []
     places = list(cuda_places)
+    defs = _cuda_defs(tree, places)
     out: list[tuple[str, ast.expr]] = []
     for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
         for node in is_cuda:
             branch = guarded(node, parents) if node in parents else []
-            if branch and not _cuda_inside(branch, places, line):
+            if branch and not _cuda_inside(branch, places, line, defs):
                 out.append(("is-cuda-test", node))
         for test, true_is_cpu in cpu:
             other = guarded(test, parents, implies=not true_is_cpu) if test in parents else []  # off the CPU
-            if other and _cuda_inside(other, places, line):
+            if other and _cuda_inside(other, places, line, defs):
                 out.append(("cpu-else-cuda", test))
     return out
 
@@ -63,11 +65,27 @@ def _device_type(node: ast.expr) -> bool:
     return False
 
 
-def _cuda_inside(nodes: list[ast.AST], places: list[tuple[int, int]], line: Callable[[int], str]) -> bool:
+def _cuda_defs(tree: ast.Module, places: list[tuple[int, int]]) -> frozenset[str]:
+    """The module-level functions and classes that hold a CUDA finding (``class FusedFn(Function)``
+    whose forward calls a CUDA extension): a branch that calls one runs CUDA code."""
+    kinds = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    lines = {ln for ln, _ in places}
+    return frozenset(
+        st.name
+        for st in tree.body
+        if isinstance(st, kinds) and any(st.lineno <= ln <= (st.end_lineno or st.lineno) for ln in lines)
+    )
+
+
+def _cuda_inside(
+    nodes: list[ast.AST], places: list[tuple[int, int]], line: Callable[[int], str], defs: frozenset[str] = frozenset()
+) -> bool:
     spans: list[Span] = _spans(nodes)
     if any(_inside(spans, ln, col, line) for ln, col in places):
         return True
-    return any(_names_cuda(n) for node in nodes for n in ast.walk(node))
+    if any(_names_cuda(n) for node in nodes for n in ast.walk(node)):
+        return True
+    return bool(defs) and any(type(n) is ast.Name and n.id in defs for node in nodes for n in ast.walk(node))
 
 
 def _names_cuda(node: ast.AST) -> bool:

@@ -220,10 +220,22 @@ class _Fixer(cst.CSTTransformer):
         pos = self.positions.get(node)
         if pos is None:
             return None
-        for fix in self.targets.get((pos.start.line, pos.start.column + 1), ()):
+        for fix in self.targets.get(self._place(node, pos.start.line, pos.start.column), ()):
             if fix.kind == kind:
                 return fix
         return None
+
+    def _place(self, node: cst.CSTNode, line: int, column: int) -> Position:
+        """Where the scan reports ``node``: its start, except for a method call whose receiver spans
+        lines, which is reported at ``.name`` (kb.scannames.FileScan.position)."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute)):
+            return line, column + 1
+        name = self.positions[node.func.attr].start
+        if name.line == line:
+            return line, column + 1
+        offset = self.starts[name.line - 1] + name.column
+        dot = name.column > 0 and self.text[offset - 1] == "."
+        return name.line, name.column + (0 if dot else 1)
 
     def leave_SimpleString(self, original: cst.SimpleString, updated: cst.SimpleString) -> cst.BaseExpression:
         try:

@@ -21,9 +21,16 @@ import posixpath
 from typing import NamedTuple
 
 from .scannames import Finding
+from .scanrules import RuleSet
 
 # the detectors whose finding sits where a device value is written (kb.scan device_uses)
 DEVICE_RULES = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})
+# the rules whose must-change finding, in a statement the module runs when it is imported, makes the
+# module itself CUDA-only: a GPU-only package imported, or a CUDA extension built, at import time
+CUDA_ONLY_RULES = frozenset(
+    {"triton-import", "flash-attn-import", "transformer-engine-import", "cupy-import", "liger-kernel", "cuda-sources"}
+)
+LOCAL_MODULE = "local-cuda-module"  # the detector that reports an import of such a module of the scanned tree
 
 
 class Export(NamedTuple):
@@ -68,12 +75,26 @@ class Called(NamedTuple):
     column: int
 
 
+class Imported(NamedTuple):
+    """An import statement at (``line``, ``column``) that loads ``module`` (``exact`` as in
+    ``Passed``) when it runs: each module it may name, longest first (``from a import b``: ``a.b``, ``a``)."""
+
+    modules: tuple[tuple[str, ...], ...]
+    exact: bool
+    line: int
+    column: int
+    snippet: str
+
+
 class Flows(NamedTuple):
     path: str
     exports: tuple[Export, ...] = ()
     passed: tuple[Passed, ...] = ()
     returns: tuple[Returned, ...] = ()
     calls: tuple[Called, ...] = ()
+    imports: tuple[Imported, ...] = ()
+    cuda_only: str = ""  # why importing this file needs CUDA ("TPU604 at line 3"), "" when it doesn't
+    kernels: bool = False  # the file defines Triton kernels: a kernel library, replaced whole on TPU
 
 
 def module_of(path: str) -> tuple[str, ...]:
@@ -89,6 +110,80 @@ def relative(path: str, level: int, module: str | None) -> tuple[str, ...]:
         folder = posixpath.dirname(folder)
     parts = tuple(folder.split("/")) if folder else ()
     return parts + tuple(module.split(".")) if module else parts
+
+
+def _tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
+    """The scanned files by each tail of their module name (``misc``, ``util.misc`` for util/misc.py)."""
+    tails: dict[tuple[str, ...], list[str]] = {}
+    for fl in flows:
+        parts = module_of(fl.path)
+        for k in range(1, len(parts) + 1):
+            tails.setdefault(parts[-k:], []).append(fl.path)
+    return tails
+
+
+def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
+    """The findings, with one at each import of a scanned module that is itself CUDA-only (it imports
+    Triton or builds a CUDA extension when it loads): importing it fails on a TPU host. Not reported
+    where the import line already has a finding, in a file that defines Triton kernels itself (the
+    port replaces it whole), nor further up a chain of imports."""
+    rule = next(iter(rules.detectors.get(LOCAL_MODULE, ())), None)
+    only = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only}
+    if rule is None or not only:
+        return findings
+    tails = _tails(flows)
+    for fl in flows:  # a package whose __init__ imports one runs it on any import from the package
+        if fl.path.endswith("__init__.py") and fl.path not in only:
+            inner = [t for imp in fl.imports if (t := _first_file(tails, fl.path, imp)) in only]
+            if inner:
+                only[fl.path] = f"it imports `{inner[0]}` ({only[inner[0]]})"
+    taken = {(f.path, f.line) for f in findings}
+    extra: list[Finding] = []
+    for fl in flows:
+        for imp in () if fl.kernels else fl.imports:
+            there = _first_file(tails, fl.path, imp)
+            if there not in only:
+                there = next((p for p in _packages(tails, fl.path, imp) if p in only), there)
+            if there in only and (fl.path, imp.line) not in taken:
+                taken.add((fl.path, imp.line))
+                why = f"{rule.message} (`{there}`: {only[there]})"
+                extra.append(
+                    Finding(
+                        fl.path,
+                        imp.line,
+                        imp.column,
+                        rule.id,
+                        rule.code,
+                        rule.severity,
+                        imp.snippet,
+                        why,
+                        rule.suggestion,
+                        rule.link,
+                        "followed",
+                    )
+                )
+    return sorted(findings + extra) if extra else findings
+
+
+def _packages(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> list[str]:
+    """The ``__init__.py`` of each package an import loads on its way (``a`` and ``a.b`` for ``a.b.c``)."""
+    out = []
+    for module in imp.modules:
+        for k in range(1, len(module)):
+            files = [f for f in tails.get(module[:k], ()) if f.endswith("__init__.py")]
+            files = [f for f in files if not imp.exact or module_of(f) == module[:k]]
+            if len(files) == 1 and files[0] != path:
+                out.append(files[0])
+    return out
+
+
+def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> str | None:
+    """The one scanned file (not ``path``) that the longest module ``imp`` may name matches."""
+    for module in imp.modules:
+        files = [f for f in tails.get(module, ()) if not imp.exact or module_of(f) == module]
+        if files:
+            return files[0] if len(files) == 1 and files[0] != path else None
+    return None
 
 
 def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:

@@ -231,3 +231,26 @@ def apply_guards(
         for f in findings
     ]
     return sorted(set(out))
+
+
+def soften_cuda_guards(tree: ast.Module, findings: list[Finding], line: Callable[[int], str]) -> list[Finding]:
+    """``findings`` with each ``cuda-compare`` in the test of an ``if`` made review when the test
+    guards CUDA-only code and nothing else (``if device.type == "cuda": torch.cuda.synchronize()``,
+    no ``else``): on a TPU the branch is skipped, which is right, so nothing breaks there; only the
+    CUDA calls inside it need a TPU counterpart, and they are findings of their own."""
+    tests = [f for f in findings if f.rule == "cuda-compare" and f.severity == "must-change"]
+    others = [(f.line, f.column) for f in findings if f.severity == "must-change" and f.rule != "cuda-compare"]
+    if not tests or not others:
+        return findings
+    soft: set[tuple[int, int]] = set()
+    lines = {f.line for f in tests}
+    for top in tree.body:
+        if not any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
+            continue
+        for node in ast.walk(top):
+            if type(node) is not ast.If or node.orelse:
+                continue
+            test = _spans([node.test])
+            if all(any(_inside(_spans([st]), ln, col, line) for ln, col in others) for st in node.body):
+                soft |= {(f.line, f.column) for f in tests if _inside(test, f.line, f.column, line)}
+    return [f._replace(severity="review") if (f.line, f.column) in soft else f for f in findings]

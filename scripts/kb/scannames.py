@@ -174,6 +174,9 @@ class FileScan:
     moves_to_device: bool = False
     pending_init: list[ast.Call] = field(default_factory=list)
     pending_load: list[ast.Call] = field(default_factory=list)
+    pending_nonzero: list[ast.Call] = field(default_factory=list)
+    pending_fullgraph: list[tuple[ast.Call, Scope]] = field(default_factory=list)
+    decorated: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)  # id(decorator call)
     device_tests: list[ast.expr] = field(default_factory=list)  # is_cuda, is_cpu, device.type compares (scandevtest)
     pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
     # (where the value was written, where it is used, the rule the use matched): resolved in finish()
@@ -194,8 +197,9 @@ class FileScan:
     returned_uses: list[tuple[ast.Call, ast.Call]] = field(default_factory=list)
     # names bound by an import a rule reports (FusedAdam of 'from apex.optimizers import FusedAdam'): the
     # import; each use of the name is one of that finding's places, unless a finding itself
-    imported: dict[str, ast.stmt] = field(default_factory=dict)
-    imported_uses: list[tuple[ast.stmt, ast.AST]] = field(default_factory=list)
+    imported: dict[str, ast.AST] = field(default_factory=dict)
+    imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
+    extensions: dict[int, str] = field(default_factory=dict)  # id(load call) -> the module-level name it binds
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
@@ -204,7 +208,10 @@ class FileScan:
     # -- findings -------------------------------------------------------------------------------
 
     def position(self, node: ast.AST) -> tuple[int, int, str]:
-        """The 1-based line and character column of a node, and its source on one line."""
+        """The 1-based line and character column of a node, and its source on one line. A method
+        call whose receiver spans lines is placed at the method (``).cuda()``), the part to edit."""
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.end_lineno != node.lineno:
+            node = self._method(node, node.func)
         line_no: int = getattr(node, "lineno", 1)
         line = self.line(line_no)
         raw = line.encode("utf-8")
@@ -216,6 +223,19 @@ class FileScan:
         if len(code) > CODE_WIDTH:
             code = code[: CODE_WIDTH - 1] + "…"
         return line_no, column, code
+
+    def _method(self, call: ast.Call, func: ast.Attribute) -> ast.AST:
+        """Where ``.name(...)`` of ``call`` is written: from its dot (or its name, when the dot ends
+        the line before) to the call's end; ``call`` itself when the text doesn't spell the name."""
+        line_no, end = func.end_lineno or call.lineno, func.end_col_offset or 0
+        raw = self.line(line_no).encode("utf-8")
+        name = func.attr.encode("utf-8")
+        start = end - len(name)
+        if start < 0 or raw[start:end] != name:
+            return call
+        start -= raw[start - 1 : start] == b"."
+        last = call.end_lineno if call.end_lineno == line_no else None
+        return ast.Pass(lineno=line_no, col_offset=start, end_lineno=last, end_col_offset=call.end_col_offset)
 
     def add(self, node: ast.AST, rule: ScanRule, followed: bool = False) -> None:
         line_no, column, code = self.position(node)
@@ -583,7 +603,10 @@ def rank_expr(node: ast.expr) -> bool:
 
 
 def ranky(node: ast.expr) -> bool:
-    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``)."""
+    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``), or a
+    rank read from the launcher's environment (``int(os.environ["LOCAL_RANK"])``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int" and node.args:
+        return _environ_rank(node.args[0])
     if isinstance(node, ast.Attribute):
         name = node.attr
     elif isinstance(node, ast.Name):
@@ -591,7 +614,22 @@ def ranky(node: ast.expr) -> bool:
     else:
         return False
     low = name.lower()
-    return "rank" in low or low in ("gpu", "gpu_id", "local_gpu")
+    return "rank" in low or low in ("gpu", "gpu_id", "local_gpu") or low.endswith("process_index")  # Accelerate's
+
+
+def _environ_rank(node: ast.expr) -> bool:
+    """``os.environ["LOCAL_RANK"]``, ``os.environ.get("RANK")`` or ``os.getenv("LOCAL_RANK", ...)``."""
+    key: ast.expr | None
+    holder: ast.expr | None
+    if isinstance(node, ast.Subscript):
+        key, holder = node.slice, node.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "getenv"):
+        key, holder = (node.args[0] if node.args else None), node.func.value if node.func.attr == "get" else None
+    else:
+        return False
+    if holder is not None and not (isinstance(holder, ast.Attribute) and holder.attr == "environ"):
+        return False
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) and "RANK" in key.value.upper()
 
 
 def argparse_options(tree: ast.Module) -> dict[str, ast.expr]:

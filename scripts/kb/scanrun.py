@@ -30,7 +30,7 @@ from . import fixwrite
 from .errors import KBError, Problem, format_problems
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
-from .scanflow import Flows, join
+from .scanflow import Flows, join, local_modules
 from .scannames import Finding
 from .scanreport import concise_report, json_report, safe, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
@@ -313,7 +313,7 @@ def scan_all(
                     _progress(min(done, len(files)), len(files))
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
-    return join(sorted(findings), flows), problems  # sorted: already in order (files sorted, each file's too)
+    return local_modules(join(sorted(findings), flows), flows, rules), problems  # sorted: files sorted, each file's too
 
 
 def _progress(done: int, total: int) -> None:

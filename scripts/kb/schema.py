@@ -320,6 +320,8 @@ Detector = Literal[
     "is-cuda-test",
     "cuda-sources",
     "nvidia-smi",
+    "local-cuda-module",
+    "lightning-default-accelerator",
 ]
 
 

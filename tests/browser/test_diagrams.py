@@ -117,3 +117,78 @@ def test_diagrams_in_the_file_bundle(new_context, offline_site):
         shown = page.evaluate("[...document.querySelectorAll('figure.kb-diagram svg text')].length")
         assert shown > len(ids), f"{src}: no diagram drawn from file://"
     assert not outside and not errors, (outside, errors)
+
+
+# At 390 px: the drawing's box, what it says about itself, and what the reader sees of the text.
+PHONE = """() => [...document.querySelectorAll("figure.kb-diagram")].map(fig => {
+  const box = fig.querySelector(".kb-diagram__scroll");
+  const hint = fig.querySelector(".kb-diagram__hint");
+  const answers = [...fig.querySelectorAll("rect.kb-diagram__box--answer")].map(r => {
+    const rect = r.getBoundingClientRect(), outer = box.getBoundingClientRect();
+    return Math.round(rect.right - outer.left + box.scrollLeft);
+  });
+  const items = [...fig.querySelectorAll(".kb-diagram__text li")];
+  return {id: fig.id, scrolls: box.scrollWidth > box.clientWidth + 1, scrollWidth: box.scrollWidth,
+          tabindex: box.getAttribute("tabindex"), role: box.getAttribute("role"), label: box.getAttribute("aria-label"),
+          hint: !!hint && hint.getClientRects().length > 0 && getComputedStyle(hint).visibility === "visible",
+          textOpen: items.length > 0 && items.every(li => li.getClientRects().length > 0),
+          answers, shown: items.filter(li => li.getClientRects().length).map(li => li.textContent)};
+})"""
+PHONE_SIZE = {"width": 390, "height": 844}
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("src", sorted(PAGES))
+def test_on_a_phone_a_scrolling_diagram_takes_the_keyboard_says_so_and_shows_its_text(new_context, origin, src, scheme):
+    page, _, errors = open_page(new_context, origin, url_path_of(src), viewport=PHONE_SIZE, color_scheme=scheme)
+    for fig in page.evaluate(PHONE):
+        assert fig["textOpen"], f"{fig['id']}: the text version is not shown at 390 px"
+        if not fig["scrolls"]:
+            continue
+        assert (fig["tabindex"], fig["role"]) == ("0", "region") and fig["label"], f"{fig['id']}: {fig}"
+        assert fig["hint"], f"{fig['id']}: scrolls at 390 px with no visible cue"
+        assert all(right <= fig["scrollWidth"] + 1 for right in fig["answers"]), f"{fig['id']}: an answer is cut off"
+        box = page.locator(f"#{fig['id']} .kb-diagram__scroll")
+        box.focus()
+        assert page.evaluate("document.activeElement.classList.contains('kb-diagram__scroll')")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function(f"document.querySelector('#{fig['id']} .kb-diagram__scroll').scrollLeft > 0")
+    assert not errors, errors
+
+
+def test_the_execution_modes_decision_tree_keeps_its_answers_on_a_phone(new_context, origin):
+    import yaml
+
+    data = yaml.safe_load((ROOT / "docs" / "data" / "diagrams.yml").read_text(encoding="utf-8"))
+    (tree,) = [d for d in data if d["id"] == "eager-modes"]
+    answers = [n for n in tree["nodes"] if n["kind"] == "answer"]
+    src = next(s for s, ids in PAGES.items() if "eager-modes" in ids)
+    page, _, _ = open_page(new_context, origin, url_path_of(src), viewport=PHONE_SIZE)
+    (fig,) = [f for f in page.evaluate(PHONE) if f["id"] == "diagram-eager-modes"]
+    assert len(fig["answers"]) == len(answers) >= 3, fig  # every answer box drawn, inside the scroll area
+    shown = " ".join(fig["shown"])
+    for node in answers:
+        words = re.sub(r"[`*]", "", node["note"]).split(";")[0].strip()
+        assert words in shown, f"answer {node['id']!r} ({words!r}) is not in the text shown at 390 px"
+    report(
+        "diagrams", f"{src} at 390: {len(answers)} answers in the text version, drawing {fig['scrollWidth']} px wide"
+    )
+
+
+@pytest.mark.parametrize("src", sorted(PAGES))
+def test_axe_finds_nothing_on_a_diagram_page_at_390_px(browser, origin, src):
+    from axe_playwright_python.sync_playwright import Axe
+
+    from .conftest import DARK_CONTRAST
+
+    ctx = browser.new_context(viewport=PHONE_SIZE, color_scheme="light")
+    try:
+        page = ctx.new_page()
+        page.goto(f"{origin}/{url_path_of(src)}", wait_until="load")
+        light = Axe().run(page).response["violations"]
+        dark = page.evaluate(DARK_CONTRAST)["violations"]
+    finally:
+        ctx.close()
+    found = [f"{v['id']} ({len(v['nodes'])} nodes)" for v in light] + [f"dark {v['id']}" for v in dark]
+    report("diagrams", f"axe at 390 on {src}: {len(found)} violations")
+    assert not found, f"{src} at 390 px: {found}"
