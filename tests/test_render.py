@@ -93,7 +93,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:diagram, kb:corrections, kb:entries, kb:env-summary, kb:undocumented, kb:review-queue, "
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:diagram, kb:corrections, kb:entries, kb:error-index, kb:env-summary, kb:undocumented, kb:review-queue, "
         "kb:bench, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
@@ -353,3 +353,15 @@ def test_every_source_of_the_handbook_has_its_own_cite():
     cites = {rid: rec.model.cite for rid, rec in kb.index("sources").items()}
     assert [rid for rid, cite in cites.items() if not cite] == []
     assert len(set(cites.values())) == len(cites), "two sources would look the same on a page"
+
+
+def test_a_filter_alternative_ending_in_a_star_matches_values_that_start_with_it(kb):
+    every, problems = render(kb, "<!-- kb:table claims -->")
+    assert problems == []
+    some, problems = render(kb, "<!-- kb:table claims id=wr* -->")
+    assert problems == [] and 'id="claim-wrong"' in some and len(some) < len(every)
+    _, problems = render(kb, "<!-- kb:table claims id=zz* -->")
+    assert [p.message for p in problems] == [
+        "kb:table: filter 'id=zz*': no record of table 'claims' has id 'zz*' (expected one of: "
+        + problems[0].message.split("(expected one of: ", 1)[1]
+    ]

@@ -21,12 +21,14 @@ from typing import Any
 from .editlinks import check_settings
 from .errors import Problem, format_problems
 from .pages import split_front_matter
-from .printpage import PRINT_PAGE, Section, build_print
+from .postprocess import fix_html
+from .printpage import PRINT_PAGES, Section, build_print, part_of
 from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from .searchindex import SearchIndexError, compact_file
 from .serveguard import LastGood
+from .slim import slim_html
 from .yamlload import YAMLProblem, decode
 
 CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
@@ -78,6 +80,11 @@ def page_markdown(project: Project, uri: str, rendered: str, meta: dict[str, Any
     ctx = Ctx(project.kb, uri, project.review)
     out = with_banner(rendered, banner(meta, ctx) + review_note(ctx))
     return out + abbreviations(project.kb, out)
+
+
+def finish(html: str) -> str:
+    """A built page as it is written: the theme's markup fixed for accessibility, then lighter."""
+    return slim_html(fix_html(html))
 
 
 @dataclass
@@ -187,22 +194,34 @@ class Build:
 # Material's search plugin drops these attributes from a page when it indexes it, which for most
 # pages comes after the print page collects them: the same pattern, for the printable copy.
 _SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
+_NO_PART = "no part of the printable handbook holds this page (expected its folder in PARTS, kb/printpage.py)"
 
 
 def print_sections(pages: list[Any]) -> list[Section]:
-    """The nav pages other than the print page, as sections of the printable handbook."""
+    """The nav pages other than the print pages, as sections of the printable handbook."""
     return [
         Section(p.file.src_uri, p.url, p.title or "", _SEARCH_ATTRS.sub("", p.content or ""))
         for p in pages
-        if p.file.src_uri != PRINT_PAGE
+        if p.file.src_uri not in PRINT_PAGES
     ]
 
 
-def printable(pages: list[Any], print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
-    """The printable handbook's HTML, on a line of its own as Markdown puts a raw HTML block, and
-    a problem for each id it would repeat (``own_html``: the print page's own content)."""
-    html, problems = build_print(print_sections(pages), print_url, own_html)
-    return "\n" + html, problems
+def printable(pages: list[Any], print_src: str, print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
+    """The part ``print_src`` of the printable handbook's HTML, on a line of its own as Markdown
+    puts a raw HTML block, and a problem for each id it would repeat (``own_html``: the print
+    page's own content) and for each page that no part holds."""
+    urls = {p.file.src_uri: p.url for p in pages}
+    sections, elsewhere, problems = [], {}, []
+    for section in print_sections(pages):
+        part = part_of(section.src_uri)
+        if part is None:
+            problems.append(Problem(f"docs/{section.src_uri}", 1, _NO_PART))
+            continue
+        sections.append(section)
+        if part.src_uri != print_src:
+            elsewhere[section.src_uri] = urls.get(part.src_uri, part.src_uri.removesuffix(".md") + "/")
+    html, repeated = build_print(sections, print_url, own_html, elsewhere, print_src)
+    return "\n" + html, problems + repeated
 
 
 def _source_of(uri: str, source: str | None) -> tuple[str, int]:

@@ -170,10 +170,11 @@ def copy_file(src: Path, dest: Path) -> None:
 
 
 def anchor_pages(site: Path, prefix: str) -> dict[str, str]:
-    """Each ``id="PREFIX…"`` of the built pages -> the URL path of the page that holds it (so a test
-    follows an entry wherever the pages put it)."""
+    """Each heading's ``id="PREFIX…"`` of the built pages -> the URL path of the page that holds it
+    (so a test follows an entry wherever the pages put it; an old anchor kept on another page to
+    forward a link is no heading)."""
     found: dict[str, str] = {}
-    pattern = re.compile(rf'\bid="{re.escape(prefix)}([^"]+)"')
+    pattern = re.compile(rf'<h[1-6][^>]*\bid="{re.escape(prefix)}([^"]+)"')
     for path in page_paths(site):
         html = site / (path + "index.html" if path == "" or path.endswith("/") else path)
         for anchor in pattern.findall(html.read_text(encoding="utf-8")):
