@@ -21,7 +21,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
-TEASER = 120  # characters of a section's text kept as written
+TEASER = 100  # characters of a section's text kept as written
 WORDS = "words"  # the index field of a section's other words (mkdocs.yml: plugins.search.fields)
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
