@@ -8,7 +8,7 @@ Python prints one. The entry's heading must be one of the first three section re
 
 from __future__ import annotations
 
-from .support import path_of_url, report, write_artifact
+from .support import HANG_MS, path_of_url, report, write_artifact
 from .test_search import INSTRUMENT, QUIET, RENDERED, run_query
 
 PAGE = "migrate/troubleshooting/"
@@ -61,8 +61,8 @@ def paste_query(page, text: str) -> list[str]:
     box = page.locator("input.md-search__input")
     box.fill(text)
     box.press("End")  # the keyup Material's search listens for
-    page.wait_for_function(RENDERED, timeout=30_000)  # these results, not the last query's
-    page.wait_for_function(QUIET, arg=300, timeout=30_000)
+    page.wait_for_function(RENDERED, timeout=HANG_MS)  # these results, not the last query's
+    page.wait_for_function(QUIET, arg=300, timeout=HANG_MS)
     return page.evaluate(SECTIONS)
 
 
