@@ -21,6 +21,7 @@ def built(build_run):
     return build_run[0]
 
 
+@pytest.mark.build
 def test_the_build_says_how_long_its_site_check_took_as_the_bench_reads_it(build_run):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import peers
@@ -34,12 +35,14 @@ def test_validate_passes_on_the_real_project():
     assert result.stdout.startswith("ok: ")
 
 
+@pytest.mark.build
 def test_strict_build_and_site_check_pass(built):
     result = run([sys.executable, "-m", "kb", "check-site", str(built)], ROOT)
     assert result.returncode == 0, result.stderr
     assert (built / "index.html").is_file()
 
 
+@pytest.mark.build
 def test_no_shortcode_survives_and_nothing_loads_from_elsewhere(built):
     for page in built.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
@@ -48,6 +51,7 @@ def test_no_shortcode_survives_and_nothing_loads_from_elsewhere(built):
             assert needle not in html, (page, needle)
 
 
+@pytest.mark.build
 def test_glossary_terms_become_tooltips_and_badges_render(built):
     html = (built / "figures" / "index.html").read_text(encoding="utf-8")
     assert '<abbr title="High Bandwidth Memory' in html
@@ -81,6 +85,7 @@ def _text(html: str) -> str:
     return html_lib.unescape(re.sub(r"<[^>]+>", "", html))
 
 
+@pytest.mark.build
 def test_the_print_page_holds_every_nav_page_in_nav_order(built):
     import re
 
@@ -101,6 +106,7 @@ def test_the_print_page_holds_every_nav_page_in_nav_order(built):
         position = found
 
 
+@pytest.mark.build
 def test_every_link_inside_the_print_page_resolves_within_it(built):
     import re
 
@@ -113,6 +119,7 @@ def test_every_link_inside_the_print_page_resolves_within_it(built):
     assert not re.search(r'href="\.\./(?:migrate|understand|limits|figures|reference|about)/', printed)
 
 
+@pytest.mark.build
 def test_code_blocks_and_tables_survive_on_the_print_page(built):
     import re
 
@@ -131,6 +138,7 @@ def test_code_blocks_and_tables_survive_on_the_print_page(built):
     assert skeleton(code.group(0)) in skeleton(printed)
 
 
+@pytest.mark.build
 def test_the_tags_index_lists_every_allowed_tag(built):
     from kb.tags import allowed_tags
 
@@ -140,6 +148,7 @@ def test_the_tags_index_lists_every_allowed_tag(built):
         assert f'id="tag:{tag}"' in html, tag
 
 
+@pytest.mark.build
 def test_the_kb_export_is_published_at_the_site_root(built):
     import json
 

@@ -52,6 +52,7 @@ def sites(tmp_path_factory):
     return out, tmp / "plain", tmp / "hook"
 
 
+@pytest.mark.build
 def test_every_file_of_docs_is_in_the_rendered_folder(sites):
     out = sites[0]
     for path in (ROOT / "docs").rglob("*"):
@@ -59,6 +60,7 @@ def test_every_file_of_docs_is_in_the_rendered_folder(sites):
     assert "<!-- kb:" not in (out / "docs" / "migrate" / "index.md").read_text()
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES)
 def test_plain_build_of_the_rendered_folder_makes_the_same_pages(sites, page):
     _, plain, hook = sites

@@ -9,12 +9,16 @@ import sys
 import time
 import urllib.request
 
+import pytest
+
 from buildtools import HANG_S
 from conftest import copy_project
 
 # Hang guards: a first build or a rebuild of the real site under `mkdocs serve` takes 15-25 s alone
 # and several times that on a loaded machine.
 SERVE_S = 300
+
+pytestmark = pytest.mark.build  # each test serves the real project with mkdocs serve
 
 
 def _free_port() -> int:

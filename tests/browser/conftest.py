@@ -38,10 +38,6 @@ SKIP_REASON = (
 )
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives the built site in headless Chromium")
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if HERE in Path(str(item.path)).parents:
