@@ -4,16 +4,14 @@ import sys
 
 import pytest
 
-from buildtools import build, run, validate
+from buildtools import run, validate
 from conftest import ROOT
+from wikisite import plain_build
 
 
 @pytest.fixture(scope="session")
-def build_run(tmp_path_factory):
-    site = tmp_path_factory.mktemp("build") / "site"
-    result = build(ROOT, site)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return site, result.stdout + result.stderr
+def build_run():
+    return plain_build()  # one build of the real project for the whole session
 
 
 @pytest.fixture(scope="session")

@@ -14,7 +14,7 @@ MARKERS = ("browser", "build", "slow")
 QUICK = "not browser and not build and not slow"
 # What starts a build: these helpers, and any function that runs `kb publish` or `mkdocs serve`
 # (or calls one that does).
-BUILD_HELPERS = {"buildtools": {"build", "check"}, "wikisite": {"build", "plain_site", "wiki_site"}}
+BUILD_HELPERS = {"buildtools": {"build", "check"}, "wikisite": {"build", "plain_build", "plain_site", "wiki_site"}}
 BUILD_WORDS = {"publish", "serve"}
 
 
