@@ -3,6 +3,7 @@
   python benchmarks/bench.py sitecheck [--pages 1000]   built-site check on a generated site
   python benchmarks/bench.py overhead                    KB validation + rendering vs mkdocs build
   python benchmarks/bench.py scan [--files 10000]        python -m kb scan over generated training scripts
+  python benchmarks/bench.py weight [--site DIR] [--print]  each built page's HTML size against its limit
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
 """
@@ -231,6 +232,20 @@ def bench_scan(files: int, runs: int) -> None:
         )
 
 
+def bench_weight(site: Path | None, top: int, with_print: bool) -> None:
+    import pageweight
+
+    with tempfile.TemporaryDirectory() as tmp:
+        if site is None:
+            site = Path(tmp) / "site"
+            build(ROOT / "mkdocs.yml", site)
+        over = pageweight.weigh(site, top)
+        if with_print:
+            pageweight.print_times(site)
+    if over:
+        sys.exit(1)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -242,11 +257,17 @@ def main() -> None:
     c = sub.add_parser("scan")
     c.add_argument("--files", type=int, default=10_000)
     c.add_argument("--runs", type=int, default=3)
+    d = sub.add_parser("weight")
+    d.add_argument("--site", type=Path, help="a built site (default: build the project into a temporary folder)")
+    d.add_argument("--top", type=int, default=15)
+    d.add_argument("--print", action="store_true", help="also time Chromium's load and print to PDF of each print page")
     args = parser.parse_args()
     if args.what == "sitecheck":
         bench_sitecheck(args.pages, args.runs)
     elif args.what == "scan":
         bench_scan(args.files, args.runs)
+    elif args.what == "weight":
+        bench_weight(args.site, args.top, args.print)
     else:
         bench_overhead(args.runs)
 

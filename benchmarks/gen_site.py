@@ -59,6 +59,8 @@ def generate(dest: Path, pages: int, per_section: int = 50, features: list[str] 
         )
     (dest / "mkdocs.yml").write_text(config, encoding="utf-8")
     shutil.copytree(ROOT / "overrides", dest / "overrides", dirs_exist_ok=True)  # theme.custom_dir
+    # the scripts the theme's templates load (the search worker's wrapper, a moved anchor's redirect)
+    shutil.copytree(ROOT / "docs" / "assets" / "javascripts", docs / "assets" / "javascripts", dirs_exist_ok=True)
     return dest
 
 

@@ -100,10 +100,11 @@ FAULTS: tuple[Fault, ...] = (
 )
 
 
-# The printable handbook (about/print.md) repeats every page's content, so every fault shows there a
-# second time: what tools say about it is neither a catch nor a false positive.
-PRINT_PAGE = "about/print.md"
-REPEATS = frozenset({PRINT_PAGE})
+# The printable handbook (about/print.md and its parts) repeats every page's content, so every fault
+# shows there a second time: what tools say about it is neither a catch nor a false positive. The
+# same pages as kb.printpage.PRINT_PAGES (tests/test_peer_site.py holds them equal).
+PRINT_PAGES = ("about/print.md", *(f"about/print/part-{n}.md" for n in range(1, 5)))
+REPEATS = frozenset(PRINT_PAGES)
 
 
 @dataclass(frozen=True)
@@ -228,12 +229,13 @@ def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7) -> Gen
     docs = dest / "docs"
     # The printable handbook holds every page: at 5,000 generated pages it would be one page of tens
     # of megabytes that every tool reads again. The bench sites leave it out (see about/performance.md).
-    (docs / PRINT_PAGE).unlink()
     published = docs / "data" / "published-urls.txt"
-    if published.is_file():
-        text = published.read_text(encoding="utf-8")
-        url = f"/{PRINT_PAGE.removesuffix('.md')}/"
-        published.write_text(text.replace(f"{url}\n", f"{url}  removed: left out of the bench sites\n"), "utf-8")
+    for printed in PRINT_PAGES:
+        (docs / printed).unlink()
+        if published.is_file():
+            text = published.read_text(encoding="utf-8")
+            url = f"/{printed.removesuffix('.md')}/"
+            published.write_text(text.replace(f"{url}\n", f"{url}  removed: left out of the bench sites\n"), "utf-8")
     real = len(list(docs.rglob("*.md")))
     count = max(pages - real, len(FAULTS) + 1)
     (docs / GEN).mkdir()
@@ -280,7 +282,8 @@ def _write_config(dest: Path, names: list[str]) -> None:
     """mkdocs.yml (with our hook) and the variants peers.py builds with: plain, render-only, htmlproofer."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     config = config.replace("    - navigation.sections\n", "")
-    config = re.sub(rf"\n *- [^\n]*: {re.escape(PRINT_PAGE)}\n", "\n", config)
+    for printed in PRINT_PAGES:
+        config = re.sub(rf"\n *- [^\n]*: {re.escape(printed)}\n", "\n", config)
     nav = "  - Generated:\n"
     sections: dict[str, list[str]] = {}
     for name in names:

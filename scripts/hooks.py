@@ -18,10 +18,9 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
+from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, finish, follow_reading_path, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.export import export_project  # noqa: E402
-from kb.postprocess import fix_html  # noqa: E402
-from kb.printpage import PRINT_PAGE  # noqa: E402
+from kb.printpage import PRINT_PARTS  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
 from kb.urls import built_redirects  # noqa: E402
 
@@ -59,8 +58,8 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, **_: ob
 
 
 def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: object) -> TemplateContext:
-    if page.file.src_uri == PRINT_PAGE:  # the printable handbook: every other nav page, in nav order
-        html, problems = printable(nav.pages, page.url, page.content or "")  # type: ignore[attr-defined]
+    if page.file.src_uri in PRINT_PARTS:  # a part of the printable handbook: its nav pages, in nav order
+        html, problems = printable(nav.pages, page.file.src_uri, page.url, page.content or "")  # type: ignore[attr-defined]
         if problems:
             _guard(report if _build.serving else fail, problems, "printable page")
         page.content = (page.content or "") + html
@@ -68,15 +67,16 @@ def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: o
 
 
 def on_post_page(output: str, **_: object) -> str:
-    return fix_html(output)  # theme markup fixes for accessibility
+    return finish(output)  # theme markup fixes for accessibility, then lighter markup
 
 
 def on_post_template(output_content: str, **_: object) -> str:
-    return fix_html(output_content)  # the same, for static templates such as 404.html
+    return finish(output_content)  # the same, for static templates such as 404.html
 
 
 def on_post_build(config: MkDocsConfig) -> None:
-    """The kb.json export, then the built-site check (links, anchors, assets, external loads)."""
+    """The kb.json export, then the built site: its search index compacted (the search plugin has
+    written it) and checked (links, anchors, assets, external loads)."""
     export_project(_build.project, Path(config.config_file_path).parent, Path(config.site_dir))
     site, maps = Path(config.site_dir), built_redirects(config.plugins, config.use_directory_urls)
     shown = shown_site(site, Path(config.config_file_path).parent, os.environ)

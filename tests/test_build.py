@@ -83,14 +83,21 @@ def _text(html: str) -> str:
     return html_lib.unescape(re.sub(r"<[^>]+>", "", html))
 
 
+def _printed(built) -> str:
+    """The parts of the printable handbook, one after the other."""
+    from kb.printpage import PARTS
+
+    return "\n".join((built / p.src_uri.removesuffix(".md") / "index.html").read_text("utf-8") for p in PARTS)
+
+
 @pytest.mark.build
-def test_the_print_page_holds_every_nav_page_in_nav_order(built):
+def test_the_print_parts_hold_every_nav_page_once_in_nav_order(built):
     import re
 
-    from kb.printpage import PRINT_PAGE, prefix_of
+    from kb.printpage import PRINT_PAGES, prefix_of
 
-    printed = (built / "about" / "print" / "index.html").read_text(encoding="utf-8")
-    sources = [s for s in _nav_sources() if s != PRINT_PAGE]
+    printed = _printed(built)
+    sources = [s for s in _nav_sources() if s not in PRINT_PAGES]
     sections = re.findall(r'<section class="kb-print-page" id="([^"]+)">', printed)
     assert sections == [prefix_of(s) for s in sources]
     position = 0
@@ -105,34 +112,63 @@ def test_the_print_page_holds_every_nav_page_in_nav_order(built):
 
 
 @pytest.mark.build
-def test_every_link_inside_the_print_page_resolves_within_it(built):
+def test_every_link_inside_a_print_part_resolves_within_the_parts(built):
     import re
 
-    printed = (built / "about" / "print" / "index.html").read_text(encoding="utf-8")
-    ids = re.findall(r'<[a-z][^<>]*\sid="([^"]+)"', printed)
-    assert len(ids) == len(set(ids)), "duplicate ids on the print page"
-    anchors = set(re.findall(r'<a\s[^<>]*href="#([^"]+)"', printed))
-    assert len(anchors) > 100
-    assert anchors <= set(ids), sorted(anchors - set(ids))[:10]
-    assert not re.search(r'href="\.\./(?:migrate|understand|limits|figures|reference|about)/', printed)
+    from kb.printpage import PARTS
+
+    ids = {}
+    for part in PARTS:
+        name = part.src_uri.removesuffix(".md").rsplit("/", 1)[1]
+        html = (built / part.src_uri.removesuffix(".md") / "index.html").read_text("utf-8")
+        found = re.findall(r'<[a-z][^<>]*\sid="([^"]+)"', html)
+        assert len(found) == len(set(found)), f"duplicate ids on {part.src_uri}"
+        ids[name] = (set(found), html)
+    linked = 0
+    for name, (own, html) in ids.items():
+        anchors = set(re.findall(r'<a\s[^<>]*href="#([^"]+)"', html))
+        assert anchors <= own, sorted(anchors - own)[:10]
+        linked += len(anchors)
+        for other, anchor in re.findall(r'<a\s[^<>]*href="\.\./(part-\d)/#([^"]+)"', html):
+            assert anchor in ids[other][0], (name, other, anchor)
+        sections = "".join(re.findall(r'<section class="kb-print-page".*?</section>', html, re.S))
+        assert not re.search(r'href="(?:\.\./)+(?:migrate|understand|limits|figures|reference|about)/', sections)
+    assert linked > 100
+
+
+@pytest.mark.build
+def test_a_print_part_is_at_most_1_mb_and_a_content_page_at_most_150_kb(built):
+    from kb.printpage import PRINT_PAGES
+
+    parts = {"about/print/" + p.removesuffix(".md").rsplit("/", 1)[1] for p in PRINT_PAGES if "/print/" in p}
+    heavy = []
+    for page in built.rglob("*.html"):
+        url = str(page.parent.relative_to(built))
+        limit = 1_000_000 if url in parts else 150_000
+        if page.stat().st_size > limit:
+            heavy.append(f"{url}: {page.stat().st_size:,} bytes (limit {limit:,})")
+    assert not heavy, "\n".join(heavy)
 
 
 @pytest.mark.build
 def test_code_blocks_and_tables_survive_on_the_print_page(built):
     import re
 
-    printed = (built / "about" / "print" / "index.html").read_text(encoding="utf-8")
+    from kb.printpage import for_paper
+
+    printed = _printed(built)
     page = (built / "migrate" / "device-code" / "index.html").read_text(encoding="utf-8")
     code = re.search(r"<pre[^>]*>.*?</pre>", page, re.S)
     table = re.search(r"<table>.*?</table>", (built / "reference" / "hardware" / "index.html").read_text("utf-8"), re.S)
     assert code and table
     assert _text(code.group(0)) in _text(printed)
     assert _text(table.group(0)) in _text(printed)
+    paper = for_paper(table.group(0))  # the tooltips are left off the paper
 
     def skeleton(html: str) -> str:  # the tags in order, without attributes (ids and links are rewritten)
         return " ".join(re.findall(r"</?[a-z0-9]+", html))
 
-    assert skeleton(table.group(0)) in skeleton(printed)
+    assert skeleton(paper) in skeleton(printed) and "<abbr" in table.group(0)
     assert skeleton(code.group(0)) in skeleton(printed)
 
 
@@ -157,3 +193,23 @@ def test_the_kb_export_is_published_at_the_site_root(built):
     assert (built / "kb.json").read_text(encoding="utf-8") == expected
     schema = json.loads((built / "kb.schema.json").read_text(encoding="utf-8"))
     assert schema["$schema"].endswith("2020-12/schema")
+
+
+@pytest.mark.build
+def test_every_scanner_rule_and_error_entry_is_on_one_of_its_pages(built):
+    """The rule tables and the error index are split over pages by a filter each: none is left out."""
+    import re
+
+    import yaml
+
+    def ids(table: str) -> set[str]:
+        files = sorted((ROOT / "docs" / "data").glob(f"{table}*.yml"))
+        return {rec["id"] for f in files for rec in yaml.safe_load(f.read_text("utf-8"))}
+
+    def found(pages: list[str], pattern: str) -> list[str]:
+        return [m for p in pages for m in re.findall(pattern, (built / p / "index.html").read_text("utf-8"))]
+
+    rules = found(["reference/scanner-rules", "reference/scanner-rules-compute"], r'id="rule-([^"]+)"')
+    assert sorted(rules) == sorted(ids("migration_rules"))
+    errors = sorted(p.parent.relative_to(built).as_posix() for p in (built / "migrate" / "errors").glob("*/index.html"))
+    assert sorted(found(errors, r'<h3 id="err-([^"]+)"')) == sorted(ids("errors"))

@@ -290,13 +290,11 @@ def test_a_full_disk_is_reported_for_its_file_and_the_others_are_fixed(tmp_path)
 SLOW_REPLACE = """
 import os, sys, time
 sys.path.insert(0, {scripts!r})
-replace = os.replace
-def slow(src, dst):
-    if str(src).endswith(".fix"):  # the new text is written: a signal now must leave no temp file
-        open(os.path.join({marks!r}, str(os.getpid())), "w").close()
-        time.sleep(300)
-    return replace(src, dst)
-os.replace = slow
+import kb.fixwrite
+def slow(path):  # the new text is in its temp file, the swap is next: a signal now must leave none
+    open(os.path.join({marks!r}, str(os.getpid())), "w").close()
+    time.sleep(300)
+kb.fixwrite.AFTER_CHECK = slow
 from kb.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -16,7 +16,7 @@ from peer_site import FAULTS, generate, page_name  # noqa: E402
 
 from kb.project import validate_project  # noqa: E402
 
-PAGES = 60
+PAGES = 70
 
 
 @pytest.fixture(scope="module")
@@ -80,3 +80,11 @@ def test_configs_drop_sections_and_only_the_variants_differ(projects):
     assert "hooks:" not in configs["mkdocs.plain.yml"]
     assert "render_hook.py" in configs["mkdocs.render.yml"]
     assert "  - htmlproofer:\n      validate_external_urls: false\n" in configs["mkdocs.htmlproofer.yml"]
+
+
+def test_the_bench_sites_leave_out_every_print_page():
+    from peer_site import PRINT_PAGES as LEFT_OUT
+
+    from kb.printpage import PRINT_PAGES
+
+    assert set(LEFT_OUT) == PRINT_PAGES

@@ -31,18 +31,26 @@ def test_code_in_table_cells_breaks_only_at_spaces_and_after_dots_underscores_an
     tok = '<span class="kb-tok">{}</span>'.format
     assert fix_html(html) == (
         "<p><code>a.b</code></p><table><tr><th>x</th></tr><tr><td>run "
-        f"<code>{tok('torchrun')} {tok('--nproc_')}<wbr>{tok('per_')}<wbr>{tok('node=N')} {tok('a.')}<wbr>{tok('py')}</code> "
-        f"<code>{tok('A&#95;')}<wbr>{tok('B&amp;c/')}<wbr>{tok('d')}</code> "
+        f"<code>torchrun {tok('--nproc_')}<wbr>per_<wbr>{tok('node=N')} a.<wbr>py</code> "
+        f"<code>A&#95;<wbr>{tok('B&amp;c/')}<wbr>d</code> "
         '<code class="highlight"><span>k</span></code></td></tr></table>'
+    )
+
+
+def test_only_pieces_a_line_could_break_inside_keep_a_span():
+    html = "<td><code>a-b x|y ok! why? {k} f(&#39;x&#39;)[0]:=1 …</code></td>"
+    tok = '<span class="kb-tok">{}</span>'.format
+    assert fix_html(html) == (
+        f"<td><code>{tok('a-b')} {tok('x|y')} {tok('ok!')} {tok('why?')} {tok('{k}')} "
+        f"f(<wbr>{tok('&#39;x&#39;)[0]:=1')} …</code></td>"
     )
 
 
 def test_abbreviations_inside_code_in_a_cell_stay_as_they_are():
     html = '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;m, device_ids=x&#41;</code></td>'
-    tok = '<span class="kb-tok">{}</span>'.format
     assert fix_html(html) == (
-        f'<td><code><abbr title="Distributed Data Parallel">DDP</abbr>{tok("&#40;")}<wbr>{tok("m,")} '
-        f"{tok('device_')}<wbr>{tok('ids=x&#41;')}</code></td>"
+        '<td><code><abbr title="Distributed Data Parallel">DDP</abbr>&#40;<wbr><span class="kb-tok">m,</span> '
+        'device_<wbr><span class="kb-tok">ids=x&#41;</span></code></td>'
     )
 
 

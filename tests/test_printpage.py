@@ -116,3 +116,34 @@ def test_an_id_inside_one_section_that_is_another_sections_id_fails():
 
 def test_distinct_pages_give_no_problem():
     assert build_print([HOME, STEPS, GLOSSARY], "about/print/", '<h1 id="print">Print</h1>')[1] == []
+
+
+def test_each_page_goes_to_the_part_of_its_longest_folder():
+    from kb.printpage import part_of
+
+    assert part_of("index.md").src_uri == "about/print/part-1.md"
+    assert part_of("migrate/quickstart.md").src_uri == "about/print/part-1.md"
+    assert part_of("migrate/errors/compile.md").src_uri == "about/print/part-2.md"
+    assert part_of("about/print.md").src_uri == "about/print/part-4.md"  # left out by the build, as a print page
+    assert part_of("other/page.md") is None and part_of("index.md.bak") is None
+
+
+def test_a_link_to_a_page_printed_on_another_part_goes_to_that_part():
+    out = build_print(
+        [HOME, STEPS, GLOSSARY], "about/print/part-1/", elsewhere={"migrate/steps.md": "about/print/part-2/"}
+    )[0]
+    assert 'id="migrate_steps"' not in out and '<section class="kb-print-page" id="reference_glossary">' in out
+    assert '<a href="../part-2/#migrate_steps__verify">verify</a>' in out
+    assert '<a href="#index">home</a>' not in out  # the steps page is not printed here, nor its links
+
+
+def test_tooltips_and_permalinks_are_left_off_the_paper():
+    section = Section(
+        "a.md",
+        "a/",
+        "A",
+        '<h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">&para;</a></h2>'
+        '<p><abbr title="High Bandwidth Memory">HBM</abbr> <a class="kb-src" href="../s/#src-w" title="Wheel: f.py">w</a></p>',
+    )
+    out = print_html([section], "about/print/part-1/")
+    assert '<h2 id="a__x">X</h2><p>HBM <a class="kb-src" href="../../../s/#src-w">w</a></p>' in out

@@ -253,3 +253,94 @@ def test_what_a_killed_publish_left_goes_with_the_next_one(tmp_path):
     rc, out = publish(root, "site")
     assert rc == 0, out
     assert leftovers(root) == [] and (root / "site" / "index.html").is_file()
+
+
+# -- the --zip destination follows the same rules ------------------------------------------------
+
+
+def _user_files(root: Path) -> None:
+    (root / "README.md").write_text("# my project\n")
+    (root / "notes.zip").write_text("my notes, not a zip")
+    with zipfile.ZipFile(root / "theirs.zip", "w") as other:
+        other.writestr("a.txt", "a zip some other tool wrote")
+    (root / "linked.zip").symlink_to(root / "theirs.zip")
+
+
+@pytest.mark.parametrize(
+    ("name", "why"),
+    [
+        ("mkdocs.yml", "is not named .zip"),
+        ("README.md", "is not named .zip"),
+        (".", "is not named .zip"),
+        ("docs.zip/..", "is not named .zip"),
+        ("docs/site.zip", "is inside the docs folder"),
+        ("site/site.zip", "is inside site/, the site it zips"),
+        ("linked.zip", "is a symlink or a folder"),
+        ("notes.zip", "not written by python -m kb publish"),
+        ("theirs.zip", "not written by python -m kb publish"),
+    ],
+)
+@pytest.mark.build
+def test_a_zip_destination_that_is_not_publishs_own_is_refused_before_building(project, name, why):
+    if not (project / "notes.zip").exists():
+        _user_files(project)
+    before = {p: (project / p).read_bytes() for p in ("mkdocs.yml", "README.md", "notes.zip", "theirs.zip")}
+    rc, out = publish(project, "site", "--zip", name)
+    assert rc == 2 and "Traceback" not in out, out
+    assert f"{name}: {why}" in out, out
+    assert {p: (project / p).read_bytes() for p in before} == before and (project / "linked.zip").is_symlink()
+    assert not (project / "site").exists() and leftovers(project) == []
+
+
+@pytest.mark.build
+def test_a_zip_is_replaced_only_while_it_is_publishs_own(tmp_path):
+    root = copy_project(tmp_path)
+    rc, out = publish(root, "site", "--zip", "out/site.zip")
+    assert rc == 0, out
+    first = (root / "out" / "site.zip").stat().st_ino
+    rc, out = publish(root, "site", "--zip", "out/site.zip")
+    assert rc == 0, out
+    assert (root / "out" / "site.zip").stat().st_ino != first  # its own zip: replaced in one rename
+    assert "index.html" in zipfile.ZipFile(root / "out" / "site.zip").namelist()
+    (root / "site" / "good.txt").write_text("the last good build")
+    (root / "site" / ".kb-published").write_text(
+        (root / "site" / ".kb-published").read_text() + "good.txt\n"
+    )  # as if that build wrote it
+    cmd = [sys.executable, "-m", "kb", "publish", "site", "--zip", "out/site.zip"]
+    env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 300  # a hang guard, not a speed test
+        while not list(root.glob(".site.*.building/*")):
+            assert time.monotonic() < deadline and proc.poll() is None, "MkDocs never started writing"
+            time.sleep(0.05)
+        (root / "out" / "site.zip").unlink()
+        (root / "out" / "site.zip").write_text("mine now")  # the user puts a file there mid-build
+        out, _ = proc.communicate(timeout=600)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 2 and "Traceback" not in out, out
+    assert "out/site.zip: not written by python -m kb publish" in out, out
+    assert (root / "out" / "site.zip").read_text() == "mine now"
+    assert (root / "site" / "good.txt").is_file()  # the site was not swapped either: both or neither
+    assert leftovers(root) == [] and sorted(p.name for p in (root / "out").iterdir()) == ["site.zip"]
+
+
+def test_a_zip_a_killed_publish_was_writing_goes_with_the_next_one_unless_one_still_writes_it(tmp_path):
+    import fcntl
+
+    from kb.zipdest import sweep_zips
+
+    left, live, mine = (
+        tmp_path / ".site.zip.abc123.building",
+        tmp_path / ".site.zip.live.building",
+        tmp_path / "site.zip",
+    )
+    for path in (left, live, mine):
+        path.write_text("x")
+    (tmp_path / ".site.zip.link.building").symlink_to(mine)
+    with live.open() as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        sweep_zips(tmp_path, "site.zip")
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".site.zip.link.building", live.name, "site.zip"]

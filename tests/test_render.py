@@ -26,8 +26,14 @@ def test_figure_has_value_unit_vendor_label_status_and_source(kb):
         in out
     )
     assert "vendor claim" in out
-    assert "[reported](../about/conventions.md#status-reported){ .kb-badge .kb-badge--reported }" in out
-    assert '[news](../reference/sources.md#src-news "A news report, Press: para 3"){ .kb-src }' in out
+    assert (
+        '[reported](../about/conventions.md#status-reported){ .kb-badge .kb-badge--reported data-search-exclude="1" }'
+        in out
+    )
+    assert (
+        '[news](../reference/sources.md#src-news "A news report, Press: para 3"){ .kb-src data-search-exclude="1" }'
+        in out
+    )
     assert out.endswith(" today.")
 
 
@@ -87,7 +93,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
     out, problems = render(kb, md)
     assert [str(p) for p in problems] == [
         "docs/migrate/page.md:5: unknown shortcode 'kb:tabel' (expected one of: kb:table, kb:figure, kb:claim, "
-        "kb:badge, kb:limit, kb:mode, kb:chart, kb:diagram, kb:corrections, kb:entries, kb:env-summary, kb:undocumented, kb:review-queue, "
+        "kb:badge, kb:limit, kb:mode, kb:chart, kb:diagram, kb:corrections, kb:entries, kb:error-index, kb:env-summary, kb:undocumented, kb:review-queue, "
         "kb:bench, kb:glossary, kb:sources)",
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
@@ -141,7 +147,10 @@ def test_banner_goes_under_the_title(kb):
     from kb.render import banner, with_banner
 
     note = banner({"reviewed": "2026-11-01", "applies_to": "torch-tpu 0.2.0"}, Ctx(kb, "index.md"))
-    assert note == '<p class="kb-banner">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
+    assert (
+        note
+        == '<p class="kb-banner" data-search-exclude="1">Applies to: torch-tpu 0.2.0 · Reviewed: 2026-11-01</p>\n\n'
+    )
     assert with_banner("Intro\n# Title\nText", note) == "Intro\n# Title\n\n" + note + "\nText"
     assert with_banner("No title", note) == note + "No title"
 
@@ -327,7 +336,10 @@ def test_a_source_with_a_cite_is_shown_by_it_in_links_and_conflicts(tmp_path):
     kb = load_kb(tables, shown_root=tmp_path)
     out, problems = render(kb, "<!-- kb:claim wrong -->")
     assert problems == []
-    assert '[Press report, 2026](../reference/sources.md#src-news "A news report, Press: para 2"){ .kb-src }' in out
+    assert (
+        '[Press report, 2026](../reference/sources.md#src-news "A news report, Press: para 2"){ .kb-src data-search-exclude="1" }'
+        in out
+    )
     table, problems = render(kb, "<!-- kb:table claims status=corrected -->")
     assert problems == []
     assert "Press report, 2026: the device is xla" in table and "news:" not in table
@@ -341,3 +353,15 @@ def test_every_source_of_the_handbook_has_its_own_cite():
     cites = {rid: rec.model.cite for rid, rec in kb.index("sources").items()}
     assert [rid for rid, cite in cites.items() if not cite] == []
     assert len(set(cites.values())) == len(cites), "two sources would look the same on a page"
+
+
+def test_a_filter_alternative_ending_in_a_star_matches_values_that_start_with_it(kb):
+    every, problems = render(kb, "<!-- kb:table claims -->")
+    assert problems == []
+    some, problems = render(kb, "<!-- kb:table claims id=wr* -->")
+    assert problems == [] and 'id="claim-wrong"' in some and len(some) < len(every)
+    _, problems = render(kb, "<!-- kb:table claims id=zz* -->")
+    assert [p.message for p in problems] == [
+        "kb:table: filter 'id=zz*': no record of table 'claims' has id 'zz*' (expected one of: "
+        + problems[0].message.split("(expected one of: ", 1)[1]
+    ]

@@ -687,3 +687,9 @@ def test_noise_a_cuda_test_that_guards_only_cuda_calls_is_review(real):
     )
     got = [(line, sev) for line, rule, sev in found(real, code) if rule == "cuda-compare"]
     assert got == [(2, "review"), (4, "must-change"), (7, "must-change")], got
+
+
+def test_the_uses_of_a_cuda_event_are_places_of_its_finding(real):
+    code = "import torch\ndef step():\n    t0 = torch.cuda.Event(enable_timing=True)\n    t0.record()\n    return t0\n"
+    (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "cuda-events"]
+    assert (f.line, f.related) == (3, ((4, 5),)), f  # t0.record(); a bare name is no use of the object

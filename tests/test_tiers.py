@@ -40,7 +40,8 @@ def _builders(tree: ast.Module) -> set[str]:
         changed = False
         for fn in functions:
             words = {n.value for n in ast.walk(fn) if isinstance(n, ast.Constant) and isinstance(n.value, str)}
-            if fn.name not in found and (_called(fn) & found or words & BUILD_WORDS):
+            uses = _called(fn) | {a.arg for a in fn.args.args}  # a fixture may take a building one
+            if fn.name not in found and (uses & found or words & BUILD_WORDS):
                 found.add(fn.name)
                 changed = True
     return found
@@ -93,7 +94,8 @@ def test_the_check_finds_a_build_through_a_fixture_or_a_helper():
         "import pytest\nfrom wikisite import plain_site\nfrom buildtools import run\n"
         "def publish(root):\n    return run(['kb', 'publish'], root)\n"
         "@pytest.fixture\ndef site(tmp_path):\n    return publish(tmp_path)\n"
-        "def test_a(site):\n    pass\n"
+        "@pytest.fixture\ndef page(site):\n    return site / 'index.html'\n"
+        "def test_a(page):\n    pass\n"
         "def test_b():\n    plain_site()\n"
         "@pytest.mark.build\ndef test_c():\n    plain_site()\n"
         "def test_d(tmp_path):\n    run(['ls'], tmp_path)\n"

@@ -3,11 +3,13 @@
 One ``Build`` lives for a whole ``mkdocs build`` or ``mkdocs serve``. Under serve a broken edit must
 not leave the server stuck: its problems are printed and the last good knowledge base and pages
 keep being served until the edit is fixed; the built-site check runs beside the server after each
-rebuild, so the page reloads without waiting for it, and its problems are printed when it is done.
+rebuild, so the page reloads without waiting for it, and its problems are printed when it is done;
+a check the next rebuild overtook (rewriting the site under it) ends quietly, never with a traceback.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import threading
 import time
@@ -19,11 +21,14 @@ from typing import Any
 from .editlinks import check_settings
 from .errors import Problem, format_problems
 from .pages import split_front_matter
-from .printpage import PRINT_PAGE, Section, build_print
+from .postprocess import fix_html
+from .printpage import PRINT_PAGES, Section, build_print, part_of
 from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
+from .searchindex import SearchIndexError, compact_file
 from .serveguard import LastGood
+from .slim import slim_html
 from .yamlload import YAMLProblem, decode
 
 CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
@@ -77,6 +82,11 @@ def page_markdown(project: Project, uri: str, rendered: str, meta: dict[str, Any
     return out + abbreviations(project.kb, out)
 
 
+def finish(html: str) -> str:
+    """A built page as it is written: the theme's markup fixed for accessibility, then lighter."""
+    return slim_html(fix_html(html))
+
+
 @dataclass
 class Build:
     serving: bool = False
@@ -127,6 +137,17 @@ class Build:
         out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta)
         return out
 
+    def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
+        """Material's search index, compacted in place (kb/searchindex.py); none without search."""
+        if not index.is_file():
+            return
+        try:
+            before, after = compact_file(index)
+        except SearchIndexError as exc:
+            fail([Problem(str(index), 1, str(exc))], "search index")
+            return
+        log(f"search index: {before:,} -> {after:,} bytes")
+
     def check_site(
         self,
         site: Path,
@@ -136,9 +157,11 @@ class Build:
         root_path: str,
         log: Callable[[str], None],
     ) -> None:
-        """The built-site check; under serve it runs beside the server and only reports."""
+        """The search index compacted, then the built-site check; under serve the check runs beside
+        the server and only reports."""
         from .sitecheck import check_site
 
+        self.compact_search(site / "search" / "search_index.json", log)
         assert self.project is not None
         hints = built_sources(self.project.pages, directory_urls)
         generation = self.generation
@@ -154,25 +177,51 @@ class Build:
             return
 
         def in_background() -> None:  # one process: the server's threads are running
-            problems = run(1)
+            try:
+                problems = run(1)
+            except Exception as exc:  # noqa: BLE001  # a thread's error would print a traceback
+                if generation == self.generation:  # else the next build rewrote the site under the check
+                    report(
+                        [Problem(shown, 1, f"the built-site check stopped: {type(exc).__name__}: {exc}")], "built site"
+                    )
+                return
             if problems and generation == self.generation:  # a newer build makes these stale
                 report(problems, "built site")
 
         threading.Thread(target=in_background, name="kb-check-site", daemon=True).start()
 
 
+# Material's search plugin drops these attributes from a page when it indexes it, which for most
+# pages comes after the print page collects them: the same pattern, for the printable copy.
+_SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
+_NO_PART = "no part of the printable handbook holds this page (expected its folder in PARTS, kb/printpage.py)"
+
+
 def print_sections(pages: list[Any]) -> list[Section]:
-    """The nav pages other than the print page, as sections of the printable handbook."""
+    """The nav pages other than the print pages, as sections of the printable handbook."""
     return [
-        Section(p.file.src_uri, p.url, p.title or "", p.content or "") for p in pages if p.file.src_uri != PRINT_PAGE
+        Section(p.file.src_uri, p.url, p.title or "", _SEARCH_ATTRS.sub("", p.content or ""))
+        for p in pages
+        if p.file.src_uri not in PRINT_PAGES
     ]
 
 
-def printable(pages: list[Any], print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
-    """The printable handbook's HTML, on a line of its own as Markdown puts a raw HTML block, and
-    a problem for each id it would repeat (``own_html``: the print page's own content)."""
-    html, problems = build_print(print_sections(pages), print_url, own_html)
-    return "\n" + html, problems
+def printable(pages: list[Any], print_src: str, print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
+    """The part ``print_src`` of the printable handbook's HTML, on a line of its own as Markdown
+    puts a raw HTML block, and a problem for each id it would repeat (``own_html``: the print
+    page's own content) and for each page that no part holds."""
+    urls = {p.file.src_uri: p.url for p in pages}
+    sections, elsewhere, problems = [], {}, []
+    for section in print_sections(pages):
+        part = part_of(section.src_uri)
+        if part is None:
+            problems.append(Problem(f"docs/{section.src_uri}", 1, _NO_PART))
+            continue
+        sections.append(section)
+        if part.src_uri != print_src:
+            elsewhere[section.src_uri] = urls.get(part.src_uri, part.src_uri.removesuffix(".md") + "/")
+    html, repeated = build_print(sections, print_url, own_html, elsewhere, print_src)
+    return "\n" + html, problems + repeated
 
 
 def _source_of(uri: str, source: str | None) -> tuple[str, int]:

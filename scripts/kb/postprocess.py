@@ -67,15 +67,27 @@ _TAG = re.compile(rf"({_ABBR})")
 _PIECE = re.compile(r"(?:[^._/(&]|&(?!#95;|#40;))*(?:(?:[._/(]|&#95;|&#40;)+|$)")
 
 
+# A piece that is a word (letters, digits, underscores) and at most one dot, slash or opening
+# parenthesis after it has no place a line may break inside it (Unicode UAX 14: none before ., /
+# or ( after a letter or a digit; Chromium agrees, tests/browser/test_layout.py), so it needs no
+# kb-tok span, nor does a single character. Any other piece might break inside (after a flag's
+# hyphens, or before a bracket after = or ), as Chromium does) and keeps its span.
+_UNBREAKABLE = re.compile(r"(?:[A-Za-z0-9]|_|&#95;)+(?:[./(]|&#40;)?|[^&]|&#?[a-z0-9]+;")
+
+
 def _pieces(token: str) -> str:
-    return "<wbr>".join(f'<span class="kb-tok">{p}</span>' for p in _PIECE.findall(token) if p)
+    def piece(p: str) -> str:
+        return p if _UNBREAKABLE.fullmatch(p) else f'<span class="kb-tok">{p}</span>'
+
+    return "<wbr>".join(piece(p) for p in _PIECE.findall(token) if p)
 
 
 def keep_code_tokens(html: str) -> str:
-    """Inline code in table cells as ``kb-tok`` pieces (kb.css keeps each on one line) joined by
-    ``<wbr>``: a name wraps only at a space or after a dot, an underscore, a slash or an opening
-    parenthesis, never inside a word or after the hyphens of a flag. Abbreviations inside are kept
-    whole; code with any other markup inside (highlighted) is left alone."""
+    """Inline code in table cells as pieces joined by ``<wbr>``, each that could break inside it
+    a ``kb-tok`` (kb.css keeps it on one line): a name wraps only at a space or after a dot, an
+    underscore, a slash or an opening parenthesis, never inside a word or after a flag's hyphens.
+    Abbreviations inside are kept whole; code with any other markup inside (highlighted) is left
+    alone."""
 
     def text(part: str) -> str:
         return " ".join(_pieces(t) for t in part.split(" "))

@@ -4,8 +4,10 @@ MkDocs writes pages into its site folder as it builds, and the built-site check 
 hook's ``on_post_build``), so a build that failed a check would leave a complete site, bad page
 and all, where a deploy step or a reader would take it. Here the build goes into a fresh folder
 beside ``DIR`` and replaces ``DIR`` only when MkDocs exited 0; with ``--zip`` the zip is written
-from that folder and moved into place the same way. A build that fails, or is interrupted, leaves
-``DIR`` and the zip as they were (the last good site, or none) and removes what it wrote.
+from that folder and renamed into place just after it, under the same rules (``kb.zipdest``: never
+the project, the docs, ``mkdocs.yml`` or a file an earlier publish did not write). A build that
+fails, or is interrupted, leaves ``DIR`` and the zip as they were (the last good site, or none)
+and removes what it wrote.
 
 ``DIR`` must be a folder an earlier publish wrote, or none (``kb.sitedest``: never the project, the
 docs folder or a folder holding them; its dotfiles such as ``.git`` and ``.nojekyll`` are carried
@@ -21,12 +23,12 @@ import os
 import subprocess
 import sys
 import tempfile
-import zipfile
 from collections.abc import Mapping
 from pathlib import Path
 
 from .sitedest import DestError, carry_dotfiles, check_owned, hold, refuse_early, remove, swap, sweep, write_marker
 from .stopping import Stopped, die_with_parent, signal_name, stoppable
+from .zipdest import check_zip_owned, refuse_zip, replace_zip, sweep_zips, write_zip
 
 SHOWN_VAR = "KB_SITE_SHOWN"  # the folder the hook names in its problems: DIR, not the fresh one
 
@@ -57,45 +59,50 @@ def run(args: argparse.Namespace) -> int:
 def publish(root: Path, dest: str, config: str = "mkdocs.yml", zip_name: str | None = None) -> int:
     """Build ``config`` strictly and put it at ``root/dest`` (and ``root/zip_name``) only when it passed."""
     refuse_early(root, dest, config)
+    if zip_name:
+        refuse_zip(root, zip_name, dest, config)
     target = root / dest
     target.parent.mkdir(parents=True, exist_ok=True)
     sweep(target.parent, target.name)  # what a killed publish left
+    zip_path = root / zip_name if zip_name else None
+    if zip_path is not None:
+        zip_path.parent.mkdir(parents=True, exist_ok=True)
+        sweep_zips(zip_path.parent, zip_path.name)
     fresh = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".building", dir=target.parent))
     held = hold(fresh)
-    fresh_zip: Path | None = None
+    zipped: tuple[int, Path] | None = None
     try:
         fresh.chmod(0o777 & ~_umask())  # mkdtemp makes it private; the site is meant to be served
-        args = [sys.executable, "-m", "kb.mkdocsrun", "build", "--strict", "--clean", "-f", config, "-d", str(fresh)]
-        here = str(Path(__file__).resolve().parents[1])  # where kb is, for python -m kb.mkdocsrun
-        env = {
-            **os.environ,
-            SHOWN_VAR: dest,
-            "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
-        }
-        code = subprocess.run(args, cwd=root, env=env, preexec_fn=die_with_parent).returncode
+        code = _build(root, dest, config, fresh)
         if code != 0:
             kept = f"{dest}/ is the last good site, unchanged" if target.exists() else f"no {dest}/ was written"
             print(f"build failed: nothing published ({kept})", file=sys.stderr)
             return code
-        if zip_name:
-            fresh_zip = root / f".{Path(zip_name).name}.building"
-            write_zip(fresh, fresh_zip)
+        if zip_name and zip_path is not None:
+            zipped = write_zip(fresh, zip_path)
+            check_zip_owned(zip_path, zip_name)  # before the site is swapped: both or neither
         _replace_folder(fresh, target, dest)
-        if zip_name and fresh_zip:
-            os.replace(fresh_zip, root / zip_name)
+        if zipped is not None and zip_name and zip_path is not None:
+            replace_zip(zipped[1], zip_path, zip_name)
         return 0
     finally:
         remove(fresh)  # the old site after the swap, or the failed build
         os.close(held)
-        if fresh_zip is not None:
-            fresh_zip.unlink(missing_ok=True)
+        if zipped is not None:
+            zipped[1].unlink(missing_ok=True)
+            os.close(zipped[0])
 
 
-def write_zip(folder: Path, path: Path) -> None:
-    """Every file and folder under ``folder``, named relative to it, sorted."""
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as archive:
-        for item in sorted(folder.rglob("*")):
-            archive.write(item, item.relative_to(folder).as_posix())
+def _build(root: Path, dest: str, config: str, fresh: Path) -> int:
+    """MkDocs' strict build of ``config`` into ``fresh``: its exit status."""
+    args = [sys.executable, "-m", "kb.mkdocsrun", "build", "--strict", "--clean", "-f", config, "-d", str(fresh)]
+    here = str(Path(__file__).resolve().parents[1])  # where kb is, for python -m kb.mkdocsrun
+    env = {
+        **os.environ,
+        SHOWN_VAR: dest,
+        "PYTHONPATH": os.pathsep.join(filter(None, [here, os.environ.get("PYTHONPATH")])),
+    }
+    return subprocess.run(args, cwd=root, env=env, preexec_fn=die_with_parent).returncode
 
 
 def _replace_folder(fresh: Path, target: Path, dest: str) -> None:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, get_args, get
 from . import benchrender, charts, diagrams
 from .coverage import InventoryError, read_inventory, undocumented, undocumented_messages
 from .errors import Problem
+from .errortopics import BY_KEY, TOPICS, Topic, topic_of
 from .escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
 from .escape import clear_caches as clear_escape_caches
 from .load import KB, Record
@@ -101,8 +102,15 @@ def with_unit(value: float, unit: str, approx: bool = False) -> str:
     return f"{sign}{number(value)} {unit}"
 
 
+# Left out of the search index (Material's search plugin skips the element, then drops the attribute
+# from the page): the status badges, source links, page banner and an error entry's see-also line,
+# the same few words on every section, which only weighed the index down (kb/searchindex.py).
+NOT_SEARCHED = 'data-search-exclude="1"'
+
+
 def badge(ctx: Ctx, status: str) -> str:
-    return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ .kb-badge .kb-badge--{status} }}"
+    attrs = f".kb-badge .kb-badge--{status} {NOT_SEARCHED}"
+    return f"[{status}]({ctx.link('about/conventions.md#status-' + status)}){{ {attrs} }}"
 
 
 def outdated(rec: Record[Model]) -> str:
@@ -129,7 +137,7 @@ def source_links(ctx: Ctx, rec: Record[Sourced]) -> str:
         src = found.narrow(Source).model
         tip = link_title(f"{src.title}, {src.publisher}: {ref.locator}")
         label = md_text(cited_as(ctx, ref.id))  # readers see the publication; the id stays in the KB
-        links.append(f'[{label}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src }}')
+        links.append(f'[{label}]({ctx.link("reference/sources.md#src-" + ref.id)} "{tip}"){{ .kb-src {NOT_SEARCHED} }}')
     return " ".join(links)
 
 
@@ -201,7 +209,8 @@ def filter_keys(table: str) -> list[str]:
 
 
 def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
-    """Records of ``table`` matching every filter; a value may list alternatives with commas."""
+    """Records of ``table`` matching every filter; a value may list alternatives with commas, and
+    an alternative ending in ``*`` matches every value that starts with the rest."""
     if table not in kb.tables:
         raise ShortcodeError(f"unknown table '{table}' (expected one of: {', '.join(kb.tables)})")
     allowed = filter_keys(table)
@@ -221,13 +230,18 @@ def select(kb: KB, table: str, filters: dict[str, str]) -> list[Record[Model]]:
                 continue
             value = _field_value(rec, key)
             values = value if isinstance(value, list) else [value]
-            ok = ok and any(_fmt_filter(v) in options for v in values)
+            ok = ok and any(_matches(o, _fmt_filter(v)) for v in values for o in options)
         if ok:
             out.append(rec)
     if not out:
         shown = " ".join(f"{k}={v}" for k, v in filters.items())
         raise ShortcodeError(f"table '{table}' has no record matching '{shown}' (expected at least one)")
     return out
+
+
+def _matches(option: str, value: str) -> bool:
+    """A filter's alternative names the value, or its start followed by ``*`` (``code=TPU1*``)."""
+    return value == option or (option.endswith("*") and len(option) > 1 and value.startswith(option[:-1]))
 
 
 def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
@@ -242,7 +256,7 @@ def _check_alternatives(kb: KB, table: str, filters: dict[str, str]) -> None:
                 value = _field_value(rec, key)
                 taken.update(_fmt_filter(v) for v in (value if isinstance(value, list) else [value]))
         for option in want.split(","):
-            if option not in taken:
+            if not any(_matches(option, value) for value in taken):
                 known = sorted(taken - {"None"})
                 shown = ", ".join(known[:12]) + (f" and {len(known) - 12} more" if len(known) > 12 else "")
                 raise ShortcodeError(
@@ -693,7 +707,12 @@ def sc_entries(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     """One heading per environment variable or error message (so search finds each as a section title)."""
     table = _one(pos, "table name")
     if table == "errors":
-        return "".join(_error_entry(ctx, rec) for rec in select_rows(ctx.kb, table, ErrorEntry, kw))
+        topic = _error_topic(kw.pop("topic", None))
+        rows = select_rows(ctx.kb, table, ErrorEntry, kw)
+        shown = [rec for rec in rows if topic is None or topic_of(rec.model.page) == topic]
+        if not shown:
+            raise ShortcodeError(f"no error entry has the topic '{topic.key if topic else ''}' (expected at least one)")
+        return "".join(_error_entry(ctx, rec) for rec in shown)
     if table != "env_vars":
         raise ShortcodeError(f"entries supports the tables env_vars and errors only, got '{table}'")
     blocks = []
@@ -743,6 +762,30 @@ def error_heading(entry: ErrorEntry) -> str:
     return f"{entry.kind}: {entry.message}" if shown else entry.message
 
 
+def _error_topic(key: str | None) -> Topic | None:
+    if key is not None and key not in BY_KEY:
+        raise ShortcodeError(f"unknown error topic '{key}' (expected one of: {', '.join(BY_KEY)})")
+    return BY_KEY[key] if key is not None else None
+
+
+def sc_error_index(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
+    """The pages of the error index, each a link that holds the old anchor (``err-ID``) of every
+    entry on it, so that a link made before the entries moved still lands on their page."""
+    _no_kw(kw)
+    if pos:
+        raise ShortcodeError(f"unexpected argument '{pos[0]}' (expected none)")
+    held: dict[str, list[str]] = {t.key: [] for t in TOPICS}
+    for rec in select_rows(ctx.kb, "errors", ErrorEntry, {}):
+        held[topic_of(rec.model.page).key].append(f'<span id="err-{attr(rec.id)}"></span>')
+    items = [
+        f"- [{md_text(t.title)}{''.join(held[t.key])}]({ctx.link(t.src_uri)}): "
+        f"{len(held[t.key])} message{'s' if len(held[t.key]) != 1 else ''}"
+        for t in TOPICS
+        if held[t.key]
+    ]
+    return '\n\n<div class="kb-error-index" markdown>\n\n' + "\n".join(items) + "\n\n</div>\n\n"
+
+
 def _error_entry(ctx: Ctx, rec: Record[ErrorEntry]) -> str:
     e = rec.model
     origin = "TorchTPU's Python code" if e.origin == "python" else "a TorchTPU native library"
@@ -755,7 +798,7 @@ def _error_entry(ctx: Ctx, rec: Record[ErrorEntry]) -> str:
         printed,
         f"**Cause.** {text(e.cause)}",
         f"**Fix.** {text(e.fix)}",
-        f"**See** [{md_text(e.page)}]({ctx.link(e.page)}) · {_status_line(ctx, rec)}",
+        f"**See** [{md_text(e.page)}]({ctx.link(e.page)}) · {_status_line(ctx, rec)}\n{{: {NOT_SEARCHED} }}",
     )
 
 
@@ -887,6 +930,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "diagram": sc_diagram,
     "corrections": sc_corrections,
     "entries": sc_entries,
+    "error-index": sc_error_index,
     "env-summary": sc_env_summary,
     "undocumented": sc_undocumented,
     "review-queue": sc_review_queue,
@@ -1009,7 +1053,7 @@ def banner(meta: dict[str, Any], ctx: Ctx) -> str:
         parts.append(f"Applies to: {text(meta['applies_to'])}")
     if meta.get("reviewed"):
         parts.append(f"Reviewed: {text(meta['reviewed'])}")
-    return f'<p class="kb-banner">{" · ".join(parts)}</p>\n\n' if parts else ""
+    return f'<p class="kb-banner" {NOT_SEARCHED}>{" · ".join(parts)}</p>\n\n' if parts else ""
 
 
 def with_banner(markdown: str, note: str) -> str:

@@ -2,7 +2,7 @@
 
 ``DIR/docs`` holds every file of ``docs/``; each page's shortcodes, applies-to banner, out-of-date
 note and glossary abbreviations are rendered into its Markdown (kb/build.py's ``page_markdown``,
-which the hook uses too), the print page carries the printable handbook as raw HTML, and
+which the hook uses too), the print pages carry their parts of the printable handbook as raw HTML, and
 ``kb.json``/``kb.schema.json`` sit beside the pages. ``DIR/mkdocs.yml`` is the project's
 configuration without ``hooks:``; ``overrides/`` and ``snippets/`` are copied, so
 ``cd DIR && mkdocs build`` makes the same pages as a build with the hook. It is the baseline of the
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import Problem
-from .printpage import PRINT_PAGE
+from .printpage import PARTS
 
 _HOOKS = re.compile(r"^hooks:[ \t]*\n(?:[ \t]+-.*\n|[ \t]*#.*\n)*", re.M)
 _COPIED = ("overrides", "snippets")  # the theme's custom_dir and the snippet includes' base_path
@@ -62,14 +62,16 @@ def render_out(root: Path, out: Path) -> list[Problem]:
         front = page.text[: len(page.text) - len(page.body)]
         (out / "docs" / uri).write_text(front + page_markdown(project, uri, page.rendered, page.meta), "utf-8")
     export_project(project, root, out / "docs")
-    if PRINT_PAGE in project.pages:
-        printed = out / "docs" / PRINT_PAGE
-        printed.write_text(printed.read_text("utf-8") + "\n\n" + _printable(out).lstrip("\n") + "\n", "utf-8")
+    for src, html in _printable(out, [p.src_uri for p in PARTS if p.src_uri in project.pages]).items():
+        printed = out / "docs" / src
+        printed.write_text(printed.read_text("utf-8") + "\n\n" + html.lstrip("\n") + "\n", "utf-8")
     return []
 
 
-def _printable(out: Path) -> str:
-    """The printable handbook, from the page content of a build of ``out`` (thrown away)."""
+def _printable(out: Path, parts: list[str]) -> dict[str, str]:
+    """The parts of the printable handbook, from the page content of a build of ``out`` (thrown away)."""
+    if not parts:
+        return {}
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.plugins import BasePlugin
@@ -80,15 +82,15 @@ def _printable(out: Path) -> str:
 
     class Capture(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
         def on_page_context(self, context: Any, *, page: Any, config: Any, nav: Any) -> Any:
-            if page.file.src_uri == PRINT_PAGE:
-                captured["html"] = printable(nav.pages, page.url)[0]
+            if page.file.src_uri in parts:
+                captured[page.file.src_uri] = printable(nav.pages, page.file.src_uri, page.url)[0]
             return context
 
     with tempfile.TemporaryDirectory() as site, _cwd(out):
         config = load_config(str(out / "mkdocs.yml"), site_dir=site)
         config.plugins["kb-render-capture"] = Capture()
         build(config)
-    return captured.get("html", "")
+    return captured
 
 
 @contextlib.contextmanager

@@ -115,6 +115,8 @@ def is_nccl(value: object) -> bool:
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
+# the rules of CUDA objects whose every use fails with them (an Event's record, a GradScaler's step)
+_CUDA_OBJECTS = frozenset({"cuda-events", "cuda-streams", "cuda-amp-calls"})
 # the checkpoint loaders, each with the position of its map_location argument
 _LOADS = {"torch.load": 1, "torch.hub.load_state_dict_from_url": 2, "torch.utils.model_zoo.load_url": 2}
 # Lightning's entry points, whose accelerator= defaults to "auto" (the CPU on a TorchTPU host)
@@ -199,6 +201,11 @@ class Visitor:
             if type(st) is ast.Assign and len(st.targets) == 1 and type(st.targets[0]) is ast.Name:
                 if type(st.value) is ast.Call and self.s.resolve(st.value.func)[0] in _EXTENSION_BUILDS:
                     self.s.extensions[id(st.value)] = st.targets[0].id
+        if "Event(" in self.s.text or "Stream(" in self.s.text or "GradScaler(" in self.s.text:
+            for node in ast.walk(tree):  # t = torch.cuda.Event(...) anywhere: the name a CUDA object is bound to
+                if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+                    if type(node.value) is ast.Call:
+                        self.s.extensions.setdefault(id(node.value), node.targets[0].id)
         self.s.module = Scope(tree, None)
         self.visit(tree, self.s.module, False)
         s = self.s
@@ -436,8 +443,7 @@ class Visitor:
         name = chain.rpartition(".")[2]
         rules = s.rules
         if rules.calls:
-            for rule in rules.calls.match(path, chain):
-                s.add(node, rule)
+            self.call_rules(node, path, chain)
         if rules.keywords and (node.keywords or path in POSITIONAL):
             self.keywords(node, path, chain, scope)
         if (method and name in ("to", "cuda")) or path == "torch.device":
@@ -489,6 +495,13 @@ class Visitor:
             self.extension_build(node)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
+
+    def call_rules(self, node: ast.Call, path: str | None, chain: str) -> None:
+        s = self.s
+        for rule in s.rules.calls.match(path, chain):
+            s.add(node, rule)
+            if rule.id in _CUDA_OBJECTS and (bound := s.extensions.get(id(node))) is not None:
+                s.imported[bound] = node  # timer = torch.cuda.Event(...): each use of timer is a place
 
     def shell_command(self, node: ast.Call) -> None:
         """``subprocess.run(["nvidia-smi", ...])`` or ``os.system("nvidia-smi ...")``: NVIDIA's tool."""

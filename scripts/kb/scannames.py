@@ -199,7 +199,7 @@ class FileScan:
     # import; each use of the name is one of that finding's places, unless a finding itself
     imported: dict[str, ast.AST] = field(default_factory=dict)
     imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
-    extensions: dict[int, str] = field(default_factory=dict)  # id(load call) -> the module-level name it binds
+    extensions: dict[int, str] = field(default_factory=dict)  # id(load or CUDA object call) -> the name it binds
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's

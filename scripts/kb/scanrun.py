@@ -9,6 +9,8 @@ can't be fixed are listed on stderr (``path:line: reason``) and skipped; with ``
 unfixed makes the status at least 1. ``# noqa`` or ``# noqa: TPU101`` on a line silences findings
 there. How ``--fix`` writes is ``kb.fixwrite``. Worker processes end with the command: SIGTERM and
 SIGINT stop them (their temporary files are removed), and each is sent SIGTERM if the command dies.
+A fix worker killed by SIGKILL fails the files not done, with a message; the temporary files such
+a kill leaves are removed once the workers are gone, and by the next ``--fix`` (``kb.fixtemp``).
 """
 
 from __future__ import annotations
@@ -20,13 +22,15 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
 from pathlib import Path
 from types import FrameType
 
-from . import fixwrite
+from . import fixtemp, fixwrite
 from .errors import KBError, Problem, format_problems
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
@@ -42,6 +46,8 @@ FIX_PARALLEL_FROM = 4  # files to fix: each costs a LibCST parse, far more than 
 PROGRESS_FROM = 500
 SITE_URL_ENV = "TORCHTPU_SCAN_SITE_URL"
 _RULES: RuleSet | None = None  # set once per worker process
+_IN_FILE = False  # in a fix worker: fixing a file (a signal unwinds it) or not (a signal exits)
+_STOPPING = False  # in a fix worker: a signal is unwinding the file
 _RANK = {"info": 0, "review": 1, "must-change": 2}
 _PROG = "python -m kb scan"  # how usage errors name the command
 
@@ -196,16 +202,20 @@ def fix_all(
     todo = {
         p: found for p, found in by_path.items() if any(by_id[f.rule].fix is not None and not f.manual for f in found)
     }
+    folders = {Path(path).parent for path, _ in files} if write else set()
+    fixtemp.sweep(folders)  # what a killed --fix left
     if not todo:
         return findings, []
     real = {shown: path for path, shown in files}
     sums = digests or {}
     work = [(real[shown], shown, found, write, sums.get(real[shown], "")) for shown, found in sorted(todo.items())]
-    if jobs <= 1 or len(work) < FIX_PARALLEL_FROM:
-        results = [_fix_one(item, rules) for item in work]
-    else:
-        with _workers(jobs, rules) as pool:
-            results = pool.map(_fix_worker, work, chunksize=4)
+    try:
+        if jobs <= 1 or len(work) < FIX_PARALLEL_FROM:
+            results = [_fix_one(item, rules) for item in work]
+        else:
+            results = _fix_in_workers(work, rules, jobs)
+    finally:
+        fixtemp.sweep(folders)  # the workers are gone: what one killed by SIGKILL left
     left = [f for p, found in by_path.items() if p not in todo for f in found]
     problems: list[Problem] = []
     for diff, after, trouble in results:
@@ -216,11 +226,69 @@ def fix_all(
 
 
 FixWork = tuple[str, str, list[Finding], bool, str]  # path, path shown, findings, write or diff, scanned SHA-256
+FixResult = tuple[str, list[Finding], list[Problem]]  # the diff, the findings left, the problems
+KILLED = "its worker process was killed; fixed or left as it was (run the scan again)"
 
 
-def _fix_worker(item: FixWork) -> tuple[str, list[Finding], list[Problem]]:
+def _fix_in_workers(work: list[FixWork], rules: RuleSet, jobs: int) -> list[FixResult]:
+    """Each file in a worker process. A worker that dies (SIGKILL, out of memory) fails its file
+    and the ones not done yet, each with a message, instead of leaving the command waiting. Done,
+    the workers are told to exit; stopped (a signal, an error), they are sent SIGTERM."""
+    context = get_context("fork")
+    pool = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_fixer, initargs=(rules, os.getpid()))
+    try:
+        futures = [pool.submit(_fix_worker, item) for item in work]
+        results = [_result(future, item) for future, item in zip(futures, work, strict=True)]
+    except BaseException:
+        processes = list((pool._processes or {}).values())
+        for process in processes:
+            process.terminate()  # a worker in a file unwinds its finally blocks; an idle one exits
+        for process in processes:
+            process.join(timeout=60)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return results
+
+
+def _result(future: Future[FixResult], item: FixWork) -> FixResult:
+    try:
+        return future.result()
+    except BrokenProcessPool:
+        return "", item[2], [Problem(item[1], 1, KILLED)]
+
+
+def _fix_worker(item: FixWork) -> FixResult:
+    global _IN_FILE
     assert _RULES is not None, "the worker was started without rules"
-    return _fix_one(item, _RULES)
+    try:
+        _IN_FILE = True
+        return _fix_one(item, _RULES)
+    except SystemExit as stop:  # a signal: the file's finally blocks have run; the pool would take the next
+        os._exit(stop.code if isinstance(stop.code, int) else 1)
+    finally:
+        _IN_FILE = False
+
+
+def _init_fixer(rules: RuleSet, parent: int) -> None:
+    _init(rules, parent)
+    signal.signal(signal.SIGTERM, _exit_fixer)
+    signal.signal(signal.SIGHUP, _exit_fixer)
+
+
+def _exit_fixer(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM or SIGHUP in a fix worker. In a file it unwinds it (its temporary file is removed),
+    once: a second signal can't cut the ``finally`` blocks short. Anywhere else (the pool's own
+    code, which would take an exception for a task's result and wait for the next) it exits now."""
+    global _STOPPING
+    if not _IN_FILE:
+        os._exit(128 + signum)
+    if not _STOPPING:
+        _STOPPING = True
+        raise SystemExit(128 + signum)
 
 
 def _fix_one(item: FixWork, rules: RuleSet) -> tuple[str, list[Finding], list[Problem]]:

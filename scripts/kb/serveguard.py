@@ -5,11 +5,14 @@ abort on a warning such as a page missing from the nav or a nav entry whose page
 any error), its server holds every request until a rebuild passes ("The server will appear stuck
 until build errors are resolved"). ``LastGood`` wraps the server's builder: after each build that
 passed it copies the site aside, and after one that failed it prints why, puts that copy back and
-returns normally, so the server answers with the last good site until the edit is fixed.
+returns normally, so the server answers with the last good site until the edit is fixed. A file
+that can't be read or written during the build (a page deleted after MkDocs listed it) is named
+as ``path:1: reason``, never a traceback.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
@@ -43,7 +46,7 @@ class LastGood:
             except KeyboardInterrupt:
                 raise
             except BaseException as exc:  # noqa: BLE001  # MkDocs' Abort is a SystemExit; any error keeps serving
-                why = str(exc) or type(exc).__name__
+                why = _why(exc)
                 print(f"\nrebuild failed: {why} (still serving the last good version)\n", file=sys.stderr, flush=True)
                 self.restore()
                 return
@@ -53,3 +56,12 @@ class LastGood:
 
     def close(self) -> None:
         shutil.rmtree(self.copy.parent, ignore_errors=True)
+
+
+def _why(exc: BaseException) -> str:
+    """The failure as one line; a file that could not be read or written (a page deleted after
+    MkDocs listed it, a full disk) as ``path:1: reason``, the path relative to the project."""
+    path = getattr(exc, "filename", None)
+    if isinstance(exc, OSError) and isinstance(path, str):
+        return f"{os.path.relpath(path)}:1: {exc.strerror or exc} (during the build)"
+    return str(exc) or type(exc).__name__

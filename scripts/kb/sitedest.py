@@ -19,8 +19,6 @@ folder no live publish holds, so what a SIGKILL left behind goes with the next r
 
 from __future__ import annotations
 
-import ctypes
-import errno
 import fcntl
 import glob
 import os
@@ -29,10 +27,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from .exchange import exchange as _exchange
+
 MARKER = ".kb-published"
 _HEADER = "# written by python -m kb publish: every path below is replaced by the next publish\n"
-_RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
 
 
 class DestError(Exception):
@@ -43,7 +41,7 @@ def refuse_early(root: Path, dest: str, config: str) -> None:
     """DestError when ``root/dest`` is a folder publish must never replace, whatever it holds."""
     target = (root / dest).resolve()
     project = root.resolve()
-    docs = (project / _docs_dir(root / config)).resolve()
+    docs = (project / docs_dir(root / config)).resolve()
     why = ""
     if target == project or project.is_relative_to(target):
         why = "is the project folder or holds it"
@@ -57,7 +55,7 @@ def refuse_early(root: Path, dest: str, config: str) -> None:
         raise DestError(f"{dest}: {why}; publish replaces only a site folder it wrote (expected e.g. site)")
 
 
-def _docs_dir(config: Path) -> str:
+def docs_dir(config: Path) -> str:
     try:
         found = re.search(r"^docs_dir:\s*['\"]?([^'\"\s#]+)", config.read_text(encoding="utf-8"), re.M)
     except OSError:
@@ -131,20 +129,6 @@ def swap(fresh: Path, target: Path) -> None:
     os.rename(fresh, target)
     os.rename(old / target.name, fresh)
     old.rmdir()
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    """renameat2(RENAME_EXCHANGE); False when this system has no such call for these folders."""
-    try:
-        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
-    except (OSError, AttributeError):
-        return False
-    if renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
-        return True
-    code = ctypes.get_errno()
-    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP):
-        return False
-    raise OSError(code, os.strerror(code), str(b))
 
 
 def hold(folder: Path) -> int:

@@ -144,4 +144,13 @@ QUERIES: list[Query] = [
     Query("hpu", "understand/compared-with-peers.md"),
     Query("neuron", "understand/compared-with-peers.md"),
     Query("PyTorch/XLA vs TorchTPU", "understand/compared-with-peers.md"),
+    # What readers paste (issue 37; docs/assets/javascripts/search-worker.js rewrites the query):
+    # flags, whose leading '-' lunr reads as "exclude this word"; a name typed up to an underscore,
+    # whose parts are whole words (not the prefix torch*, which ranks torchrun and torchcomms);
+    # and word forms, searched by their stem.
+    Query("torchrun --nproc_per_node", "migrate/distributed.md"),
+    Query("--fix", "migrate/scan-your-code.md"),
+    Query("TORCH_TPU_", "reference/environment-variables.md"),
+    Query("recompilation", "migrate/torch-compile.md"),
+    Query("recompiles", "migrate/torch-compile.md"),
 ]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import shutil
 import socket
 import statistics
@@ -170,3 +171,16 @@ def median_ms(values: list[float]) -> float:
 def copy_file(src: Path, dest: Path) -> None:
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(src, dest)
+
+
+def anchor_pages(site: Path, prefix: str) -> dict[str, str]:
+    """Each heading's ``id="PREFIX…"`` of the built pages -> the URL path of the page that holds it
+    (so a test follows an entry wherever the pages put it; an old anchor kept on another page to
+    forward a link is no heading)."""
+    found: dict[str, str] = {}
+    pattern = re.compile(rf'<h[1-6][^>]*\bid="{re.escape(prefix)}([^"]+)"')
+    for path in page_paths(site):
+        html = site / (path + "index.html" if path == "" or path.endswith("/") else path)
+        for anchor in pattern.findall(html.read_text(encoding="utf-8")):
+            found.setdefault(anchor, path)
+    return found

@@ -1,0 +1,137 @@
+"""Search is ready soon after a page becomes interactive, on every page, served or offline: the
+index is small (kb/searchindex.py), and the time from DOMContentLoaded to the first results of a
+query typed at once is measured at 1280 and 390 px. The handbook's search worker rewrites what
+readers paste (docs/assets/javascripts/search-worker.js): its rewrite is checked here too."""
+
+from __future__ import annotations
+
+import json
+
+from .support import HANG_MS, median_ms, report, write_artifact
+
+INDEX_LIMIT = 400_000  # bytes of search/search_index.json (issue 39)
+TARGET_MS = 300  # the issue's target, reported (timings on a shared machine are not asserted)
+BROKEN_MS = HANG_MS  # asserted, a hang guard: no results this long after the page is interactive is a broken search
+PAGES = ["", "migrate/troubleshooting/", "reference/api-mapping/", "reference/environment-variables/"]
+VIEWPORTS = [(1280, 800), (390, 844)]
+QUERY = "checkpoint"
+# At DOMContentLoaded (after Material's bundle has run): open the search, type the query, and note
+# when the first result appears.
+TIMED = """
+document.addEventListener("DOMContentLoaded", () => {
+  const t = window.__kbReady = {dcl: performance.now(), first: null};
+  const toggle = document.getElementById("__search");
+  toggle.checked = true;
+  toggle.dispatchEvent(new Event("change"));
+  const input = document.querySelector("input.md-search__input");
+  input.value = %s;
+  input.focus();
+  input.dispatchEvent(new KeyboardEvent("keyup"));
+  const list = document.querySelector(".md-search-result__list");
+  new MutationObserver(() => { if (t.first === null && list.children.length) t.first = performance.now(); })
+    .observe(list, {childList: true});
+});
+""" % json.dumps(QUERY)
+
+
+def test_the_search_index_is_small_and_leaves_out_the_print_page(site):
+    index = site / "search" / "search_index.json"
+    size = index.stat().st_size
+    data = json.loads(index.read_text(encoding="utf-8"))
+    pages = {doc["location"].split("#")[0] for doc in data["docs"]}
+    report("search", f"search index: {size:,} bytes (limit {INDEX_LIMIT:,}), {len(data['docs'])} sections")
+    assert "about/print/" not in pages
+    assert "words" in data["config"]["fields"], "the index's config lacks the words field"
+    assert size <= INDEX_LIMIT, f"search_index.json is {size:,} bytes, over {INDEX_LIMIT:,}"
+
+
+FIRST_RESULTS = """() => [...document.querySelectorAll(".md-search-result__list a.md-search-result__link")]
+  .slice(0, 5).map(a => new URL(a.href).pathname.split("/").slice(-2).join("/") + new URL(a.href).hash)"""
+
+
+def time_to_results(browser, base: str, paths: list[str]) -> list[dict]:
+    """Each page loaded in turn in one browser profile per width, as a reader moves through the
+    site: the first load builds the search index, later ones load the one the worker stored (after
+    a moment on the page, as a reader spends one)."""
+    rows = []
+    for width, height in VIEWPORTS:
+        ctx = browser.new_context(viewport={"width": width, "height": height}, color_scheme="light")
+        ctx.add_init_script(TIMED)
+        page = ctx.new_page()
+        for n, path in enumerate(paths):
+            page.goto(base + path, wait_until="domcontentloaded")
+            page.wait_for_function("() => window.__kbReady && window.__kbReady.first !== null", timeout=BROKEN_MS)
+            took = page.evaluate("() => window.__kbReady.first - window.__kbReady.dcl")
+            page.wait_for_timeout(300)  # the results settle
+            top = page.evaluate(FIRST_RESULTS)
+            rows.append({"width": width, "page": path or "/", "load": n, "ms": round(took), "top": top})
+            page.wait_for_timeout(1000)
+        ctx.close()
+    return rows
+
+
+def summarise(rows: list[dict], where: str) -> str:
+    parts = []
+    for width, _ in VIEWPORTS:
+        first = [r["ms"] for r in rows if r["width"] == width and r["load"] == 0]
+        later = [r["ms"] for r in rows if r["width"] == width and r["load"] > 0]
+        parts.append(
+            f"{width} px: first load {first[0]} ms, later loads median {median_ms(later):.0f} ms, max {max(later)} ms"
+        )
+    return (
+        f"{where}: DOMContentLoaded -> first results for {QUERY!r}; " + "; ".join(parts) + f" (target {TARGET_MS} ms)"
+    )
+
+
+def assert_same_results(rows: list[dict]) -> None:
+    """The index loaded from the cache answers as the one just built (the same first five results)."""
+    tops = {tuple(r["top"]) for r in rows}
+    assert len(tops) == 1 and all(tops), f"the results differ between page loads: {tops}"
+
+
+def test_search_answers_soon_after_each_page_is_interactive_served(browser, origin):
+    rows = time_to_results(browser, f"{origin}/", PAGES)
+    summary = summarise(rows, "served")
+    write_artifact("search-speed-served.json", {"summary": summary, "pages": rows})
+    report("search", summary)
+    assert_same_results(rows)
+
+
+def test_search_answers_soon_after_each_page_is_interactive_offline(browser, offline_site):
+    paths = ["index.html", "migrate/troubleshooting.html", "reference/api-mapping.html"]
+    rows = time_to_results(browser, offline_site.as_uri() + "/", paths)
+    summary = summarise(rows, "offline (file://)")
+    write_artifact("search-speed-offline.json", {"summary": summary, "pages": rows})
+    report("search", summary)
+    assert_same_results(rows)
+
+
+REWRITES = {
+    "torchrun --nproc_per_node": "torchrun nproc_per_node",  # a leading '-' excludes a word in lunr
+    "--fix": "fix",
+    "a:b c^2 d~1 e* +f": "b c 2^1 d 1^1 e f",  # "a" is a stop word
+    "torch-tpu": "torch-tpu",  # a hyphen inside a word stays
+    "TORCH_TPU_": "TORCH^1 TPU^1",
+    "recompilation recompiles recompile": "recompil recompil recompil",
+    # stop words ("cannot", "to") go, a value is exact, an English ending is cut
+    "ValueError: Cannot set TPU device to index 1, current": "ValueError set TPU devic index 1^1 current",
+    "how to": "to",  # the last word may be half typed: kept
+}
+
+
+def test_the_search_worker_rewrites_what_readers_paste(new_context, origin, site):
+    """The rewrite, run in the page with lunr loaded from Material's own worker (for its stop words)."""
+    material = next((site / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
+    page = new_context().new_page()
+    page.goto(f"{origin}/")
+    got = page.evaluate(
+        """async ([material, queries]) => {
+          const text = async url => (await fetch(url)).text();
+          new Function(await text(material))();  // defines self.lunr (its message handler stays idle)
+          const module = {exports: {}};
+          new Function("module", await text("/assets/javascripts/search-worker.js"))(module);
+          return queries.map(q => module.exports(q));
+        }""",
+        [f"/{material.relative_to(site).as_posix()}", list(REWRITES)],
+    )
+    assert dict(zip(REWRITES, got, strict=True)) == REWRITES
