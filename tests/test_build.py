@@ -4,16 +4,14 @@ import sys
 
 import pytest
 
-from buildtools import build, run, validate
+from buildtools import run, validate
 from conftest import ROOT
+from wikisite import plain_build
 
 
 @pytest.fixture(scope="session")
-def build_run(tmp_path_factory):
-    site = tmp_path_factory.mktemp("build") / "site"
-    result = build(ROOT, site)
-    assert result.returncode == 0, result.stdout + result.stderr
-    return site, result.stdout + result.stderr
+def build_run():
+    return plain_build()  # one build of the real project for the whole session
 
 
 @pytest.fixture(scope="session")
@@ -21,6 +19,7 @@ def built(build_run):
     return build_run[0]
 
 
+@pytest.mark.build
 def test_the_build_says_how_long_its_site_check_took_as_the_bench_reads_it(build_run):
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import peers
@@ -34,12 +33,14 @@ def test_validate_passes_on_the_real_project():
     assert result.stdout.startswith("ok: ")
 
 
+@pytest.mark.build
 def test_strict_build_and_site_check_pass(built):
     result = run([sys.executable, "-m", "kb", "check-site", str(built)], ROOT)
     assert result.returncode == 0, result.stderr
     assert (built / "index.html").is_file()
 
 
+@pytest.mark.build
 def test_no_shortcode_survives_and_nothing_loads_from_elsewhere(built):
     for page in built.rglob("*.html"):
         html = page.read_text(encoding="utf-8")
@@ -48,6 +49,7 @@ def test_no_shortcode_survives_and_nothing_loads_from_elsewhere(built):
             assert needle not in html, (page, needle)
 
 
+@pytest.mark.build
 def test_glossary_terms_become_tooltips_and_badges_render(built):
     html = (built / "figures" / "index.html").read_text(encoding="utf-8")
     assert '<abbr title="High Bandwidth Memory' in html
@@ -88,6 +90,7 @@ def _printed(built) -> str:
     return "\n".join((built / p.src_uri.removesuffix(".md") / "index.html").read_text("utf-8") for p in PARTS)
 
 
+@pytest.mark.build
 def test_the_print_parts_hold_every_nav_page_once_in_nav_order(built):
     import re
 
@@ -108,6 +111,7 @@ def test_the_print_parts_hold_every_nav_page_once_in_nav_order(built):
         position = found
 
 
+@pytest.mark.build
 def test_every_link_inside_a_print_part_resolves_within_the_parts(built):
     import re
 
@@ -132,6 +136,7 @@ def test_every_link_inside_a_print_part_resolves_within_the_parts(built):
     assert linked > 100
 
 
+@pytest.mark.build
 def test_a_print_part_is_at_most_1_mb_and_a_content_page_at_most_150_kb(built):
     from kb.printpage import PRINT_PAGES
 
@@ -145,6 +150,7 @@ def test_a_print_part_is_at_most_1_mb_and_a_content_page_at_most_150_kb(built):
     assert not heavy, "\n".join(heavy)
 
 
+@pytest.mark.build
 def test_code_blocks_and_tables_survive_on_the_print_page(built):
     import re
 
@@ -166,6 +172,7 @@ def test_code_blocks_and_tables_survive_on_the_print_page(built):
     assert skeleton(code.group(0)) in skeleton(printed)
 
 
+@pytest.mark.build
 def test_the_tags_index_lists_every_allowed_tag(built):
     from kb.tags import allowed_tags
 
@@ -175,6 +182,7 @@ def test_the_tags_index_lists_every_allowed_tag(built):
         assert f'id="tag:{tag}"' in html, tag
 
 
+@pytest.mark.build
 def test_the_kb_export_is_published_at_the_site_root(built):
     import json
 
@@ -187,6 +195,7 @@ def test_the_kb_export_is_published_at_the_site_root(built):
     assert schema["$schema"].endswith("2020-12/schema")
 
 
+@pytest.mark.build
 def test_every_scanner_rule_and_error_entry_is_on_one_of_its_pages(built):
     """The rule tables and the error index are split over pages by a filter each: none is left out."""
     import re

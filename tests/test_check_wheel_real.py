@@ -18,6 +18,8 @@ from kb.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_
 from kb.project import validate_project
 from kb.schema import EnvVar, ErrorEntry, Names
 
+pytestmark = pytest.mark.slow  # each test reads the real torch-tpu wheel
+
 
 @pytest.fixture(scope="module")
 def wheel():
@@ -95,6 +97,7 @@ def test_renaming_any_one_name_fails_with_that_records_file_and_line(wheel):
     assert tried >= 100  # the KB states many package names; all of them are held to the wheel
 
 
+@pytest.mark.build
 def test_the_build_runs_the_check_when_the_wheel_is_cached(wheel, tmp_path):
     root = copy_project(tmp_path / "p")
     env = root / "docs" / "data" / "env_vars.yml"

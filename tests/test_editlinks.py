@@ -160,6 +160,7 @@ def test_a_python_tag_in_an_env_default_is_never_constructed(tmp_path, monkeypat
     assert not marker.exists()
 
 
+@pytest.mark.build
 def test_a_bad_variable_fails_the_build_with_its_name(tmp_path):
     result = build(tmp_path / "site", HANDBOOK_REPO_URL="https://x.org/a b")
     assert result.returncode != 0
@@ -167,12 +168,14 @@ def test_a_bad_variable_fails_the_build_with_its_name(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.build
 def test_without_a_repository_no_action_and_no_repository_link():
     html = (plain_site() / "migrate" / "quickstart" / "index.html").read_text(encoding="utf-8")
     assert 'rel="edit"' not in html and "md-content__button" not in html
     assert "md-source" not in html
 
 
+@pytest.mark.build
 def test_with_a_repository_every_page_has_edit_and_view_links():
     site = wiki_site()
     html = (site / "migrate" / "quickstart" / "index.html").read_text(encoding="utf-8")
@@ -184,6 +187,7 @@ def test_with_a_repository_every_page_has_edit_and_view_links():
     assert f'<a href="{REPO}/edit/main/docs/index.md"' in home
 
 
+@pytest.mark.build
 def test_the_repository_link_is_plain_so_material_fetches_no_source_facts():
     # Material's JavaScript fetches stars, forks and the release for [data-md-component=source]
     bundle = next(
@@ -238,6 +242,7 @@ def test_bad_site_urls_name_the_variable(url):
     ]
 
 
+@pytest.mark.build
 def test_a_bad_site_url_fails_validate_and_the_build(tmp_path, monkeypatch):
     lines = (ROOT / "mkdocs.yml").read_text("utf-8").split("\n")
     line = next(n for n, text in enumerate(lines, 1) if text.startswith("site_url:"))
@@ -252,6 +257,7 @@ def test_a_bad_site_url_fails_validate_and_the_build(tmp_path, monkeypatch):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.build
 def test_with_a_site_url_a_full_sitemap_and_a_canonical_link_on_every_page():
     site = wiki_site()
     pages = sorted(p for p in site.rglob("index.html") if 'http-equiv="refresh"' not in p.read_text("utf-8"))
@@ -264,6 +270,7 @@ def test_with_a_site_url_a_full_sitemap_and_a_canonical_link_on_every_page():
         assert f'<link rel="canonical" href="{url}">' in page.read_text("utf-8"), page
 
 
+@pytest.mark.build
 def test_without_a_site_url_no_sitemap_entry_and_no_canonical_link():
     site = plain_site()
     assert "<loc>" not in (site / "sitemap.xml").read_text("utf-8")
@@ -272,6 +279,7 @@ def test_without_a_site_url_no_sitemap_entry_and_no_canonical_link():
     assert stubs and not [html for html in pages if 'rel="canonical"' in html and html not in stubs]
 
 
+@pytest.mark.build
 def test_every_page_has_its_own_meta_description():
     seen: dict[str, str] = {}
     for page in sorted(plain_site().rglob("index.html")):
@@ -285,6 +293,7 @@ def test_every_page_has_its_own_meta_description():
     assert len(seen) >= 30
 
 
+@pytest.mark.build
 def test_the_404_page_links_under_the_sites_path():
     html = (wiki_site() / "404.html").read_text("utf-8")
     assert 'href="/handbook/migrate/"' in html and 'for="__search"' in html

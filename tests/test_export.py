@@ -55,6 +55,7 @@ def test_loading_the_export_back_gives_the_kbs_records(real_kb):
         assert back == [rec.model for rec in real_kb.tables[name]], name
 
 
+@pytest.mark.slow
 def test_the_export_is_deterministic(real_kb):
     first = dumps(kb_document(real_kb, "p")) + dumps(kb_schema())
     again = dumps(kb_document(load_kb(ROOT / "docs" / "data", ROOT), "p")) + dumps(kb_schema())

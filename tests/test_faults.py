@@ -429,6 +429,7 @@ def pristine(tmp_path_factory):
     return copy_project(tmp_path_factory.mktemp("pristine"))
 
 
+@pytest.mark.build
 def test_the_unfaulted_copy_passes(pristine):
     rc, out = check(pristine)
     assert rc == 0, out
@@ -438,6 +439,7 @@ def test_there_are_at_least_twenty_distinct_faults():
     assert len(FAULTS) >= 20
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("fault", FAULTS, ids=lambda f: f.__name__[2:])
 def test_fault_fails_with_file_and_line(fault, tmp_path):
     root = copy_project(tmp_path)
@@ -449,6 +451,7 @@ def test_fault_fails_with_file_and_line(fault, tmp_path):
     assert matches, f"expected a line with '{where}' and '{what}', got:\n{out}"
 
 
+@pytest.mark.build
 def test_windows_pages_tables_and_snippets_build_to_the_same_site(pristine, tmp_path):
     """CRLF and a byte order mark in a page (front matter and a snippet include), a table and a
     snippet: the build passes, no mark or carriage return reaches the HTML, and the pages are the

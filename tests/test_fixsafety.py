@@ -147,6 +147,7 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+@pytest.mark.slow
 def test_two_fix_runs_at_once_leave_every_file_fixed_once(tmp_path):
     tree = tmp_path / "t"
     tree.mkdir()
@@ -314,6 +315,7 @@ def _wait(condition, what: str, limit: float = 120) -> None:
         time.sleep(0.05)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL])
 def test_a_signal_stops_the_workers_and_leaves_no_temp_file(tmp_path, signum):
     tree, marks = tmp_path / "t", tmp_path / "marks"

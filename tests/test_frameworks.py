@@ -46,6 +46,7 @@ def test_each_page_shows_its_diff_and_both_scripts(name):
         assert f'--8<-- "frameworks/{sample}"' in text, f"docs/{page} should include frameworks/{sample}"
 
 
+@pytest.mark.slow
 def test_the_accelerate_launch_command_runs_as_the_page_gives_it(tmp_path):
     """The page's TPU launch script (the block marked data-run), run with bash from a copy of its
     folder (PATH finds this venv's python): on a host with no accelerator it trains two steps on

@@ -4,6 +4,8 @@ and the library (scripts/kb) passes mypy --strict (configured in mypy.ini)."""
 import subprocess
 import sys
 
+import pytest
+
 from conftest import ROOT
 
 PATHS = ["scripts", "tests", "benchmarks"]
@@ -21,6 +23,7 @@ def test_ruff_format():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_mypy_strict():
     """mypy.ini names the files (scripts/kb) and sets strict, so a bare ``python -m mypy`` checks exactly that."""
     result = subprocess.run([sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True)

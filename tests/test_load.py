@@ -5,7 +5,7 @@ import textwrap
 
 import pytest
 
-from buildtools import deadline
+from buildtools import HANG_S, deadline
 from conftest import write_tables
 from kb.errors import KBError
 from kb.load import load_kb, load_table, read_kb
@@ -136,7 +136,7 @@ def test_split_table_files_are_read_in_order(tmp_path):
 
 
 def load_problems(root) -> list[str]:
-    with deadline(10), pytest.raises(KBError) as exc:
+    with deadline(HANG_S), pytest.raises(KBError) as exc:
         load_kb(root / "docs" / "data", shown_root=root)
     return str(exc.value).splitlines()
 

@@ -106,6 +106,7 @@ def test_step_1_scans_the_readers_repository(home):
     assert FINDING.search(result.stdout) and "[fixable]" in result.stdout, result.stdout
 
 
+@pytest.mark.slow
 def test_step_3_prints_the_fixes_then_makes_them(home):
     script = home / "src" / "my-training-repo" / "train_gpu.py"
     before = script.read_text()
@@ -128,6 +129,7 @@ def test_step_6_writes_each_format(home):
     assert sarif["version"] == "2.1.0" and len(sarif["runs"][0]["results"]) == len(lines)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("page", ["review-queue.md", "contributing.md"])
 def test_the_review_commands_print_one_line_per_item(page):
     """Each command prints `path:line: due for review: why` lines, and a summary on stderr; the
@@ -142,6 +144,7 @@ def test_the_review_commands_print_one_line_per_item(page):
     assert "--today 2027-03-01" in commands[-1] and result.returncode == 1
 
 
+@pytest.mark.build
 def test_the_benchmarks_run_and_print_their_timings():
     """About 45 s: a 1,000-page generated site, then the handbook built with and without its hook."""
     block = page_block(DOCS / "about" / "site-checks.md", BENCH)

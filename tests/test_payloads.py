@@ -347,6 +347,7 @@ def test_every_table_has_columns_and_a_record():
     assert set(FIELDS) == set(TABLES)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("table", sorted(FIELDS))
 def test_payloads_render_inert_or_are_refused(tmp_path, table):
     baseline = {}

@@ -93,12 +93,14 @@ def check_training_run(
 # --- the scripts train on the CPU ----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_gpu_script_trains_on_the_cpu(tmp_path):
     result = run(GPU, "--device=cpu", *TINY, f"--out_dir={tmp_path}", cwd=tmp_path)
     check_training_run(result, tmp_path)
     assert "on cpu" in result.stdout
 
 
+@pytest.mark.slow
 def test_tpu_script_falls_back_to_the_cpu_and_trains(tmp_path):
     result = run(TPU, *TINY, f"--out_dir={tmp_path}", cwd=tmp_path)
     checkpoint = check_training_run(result, tmp_path)
@@ -108,6 +110,7 @@ def test_tpu_script_falls_back_to_the_cpu_and_trains(tmp_path):
     assert tensors and all(t.device.type == "cpu" for t in tensors)
 
 
+@pytest.mark.slow
 def test_tpu_script_under_torchrun_logs_and_saves_from_rank_zero_only(tmp_path):
     result = run(TPU, *TINY, f"--out_dir={tmp_path}", cwd=tmp_path, nproc=2)
     check_training_run(result, tmp_path)
@@ -116,6 +119,7 @@ def test_tpu_script_under_torchrun_logs_and_saves_from_rank_zero_only(tmp_path):
     assert "1 micro-steps/step" in result.stdout  # grad_accum_steps=2 split over 2 processes
 
 
+@pytest.mark.slow
 def test_tpu_script_resumes_from_the_gpu_scripts_checkpoint(tmp_path):
     gpu_run = run(GPU, "--device=cpu", *TINY, f"--out_dir={tmp_path}", cwd=tmp_path)
     assert gpu_run.returncode == 0, gpu_run.stderr[-3000:]
@@ -127,6 +131,7 @@ def test_tpu_script_resumes_from_the_gpu_scripts_checkpoint(tmp_path):
     assert torch.load(tmp_path / "ckpt.pt", map_location="cpu")["iter_num"] == MAX_ITERS + 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("script", "arg", "message"),
     [
@@ -246,6 +251,7 @@ def test_every_marked_block_of_the_page_has_one_check():
         assert sum(bool(re.search(p, block.command.strip())) for p in CHECKED) == 1, f"{where}: no check"
 
 
+@pytest.mark.slow
 def test_the_pages_verify_command_runs_as_written(tmp_path):
     """Verify, step 1: one iter line per step (five), a falling loss, an eval line, the checkpoint.
     It writes out/ into its folder, so it runs in a copy of snippets/port/."""
@@ -286,6 +292,7 @@ def test_the_port_scans_with_nothing_to_change():
     assert "by severity: must-change 0," in result.stdout, result.stdout
 
 
+@pytest.mark.slow
 def test_the_fixed_gpu_script_trains_on_the_cpu_without_being_told(tmp_path):
     """After --fix the script picks the device itself: no --device=cpu, and it still trains."""
     script = tmp_path / "train_gpu.py"

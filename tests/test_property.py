@@ -24,6 +24,8 @@ from kb.errors import Problem
 from kb.project import validate_project
 from test_payloads import PAYLOADS
 
+pytestmark = pytest.mark.slow  # Hypothesis mutates the real tables and pages, many examples each
+
 EXAMPLES = int(os.environ.get("KB_HYPOTHESIS_EXAMPLES", "25"))
 TABLE_FILES = sorted(p.name for p in (ROOT / "docs" / "data").glob("*.yml"))
 PAGE_FILES = sorted(p.relative_to(ROOT / "docs").as_posix() for p in (ROOT / "docs").rglob("*.md"))

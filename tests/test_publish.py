@@ -43,6 +43,7 @@ def published(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.build
 def test_a_failed_build_leaves_the_last_good_site_untouched(published):
     rc, out = publish(published, "site")
     assert rc != 0, out
@@ -53,6 +54,7 @@ def test_a_failed_build_leaves_the_last_good_site_untouched(published):
     assert leftovers(published) == []
 
 
+@pytest.mark.build
 def test_a_failed_first_build_publishes_no_site(tmp_path):
     root = copy_project(tmp_path)
     break_a_page(root)
@@ -62,6 +64,7 @@ def test_a_failed_first_build_publishes_no_site(tmp_path):
     assert not (root / "site").exists() and leftovers(root) == []
 
 
+@pytest.mark.build
 def test_the_offline_bundle_and_its_zip_are_replaced_together_only_by_a_passing_build(tmp_path):
     root = copy_project(tmp_path)
     args = ("site-offline", "--config", "mkdocs.offline.yml", "--zip", "site-offline.zip")
@@ -92,6 +95,7 @@ def project(tmp_path_factory) -> Path:
     return copy_project(tmp_path_factory.mktemp("guard"))
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("dest", [".", "docs", "docs/assets", "..", "scripts/.."])
 def test_the_project_its_docs_and_folders_holding_them_are_refused(project, dest):
     before = sorted(p.name for p in project.iterdir())
@@ -102,6 +106,7 @@ def test_the_project_its_docs_and_folders_holding_them_are_refused(project, dest
     assert (project / "docs" / "index.md").is_file() and (project / "docs" / "assets").is_dir()
 
 
+@pytest.mark.build
 def test_a_folder_holding_a_mkdocs_yml_or_a_symlink_is_refused(project):
     (project / "other").mkdir(exist_ok=True)
     (project / "other" / "mkdocs.yml").write_text("site_name: mine\n")
@@ -113,6 +118,7 @@ def test_a_folder_holding_a_mkdocs_yml_or_a_symlink_is_refused(project):
     assert (project / "linked").is_symlink()
 
 
+@pytest.mark.build
 def test_a_site_folder_publish_did_not_write_is_refused(tmp_path):
     root = copy_project(tmp_path)
     (root / "site").mkdir()
@@ -123,6 +129,7 @@ def test_a_site_folder_publish_did_not_write_is_refused(tmp_path):
     assert (root / "site" / "notes.txt").read_text() == "mine" and leftovers(root) == []
 
 
+@pytest.mark.build
 def test_a_file_added_to_a_published_site_is_kept_and_refused_and_dotfiles_are_carried(tmp_path):
     root = copy_project(tmp_path)
     rc, out = publish(root, "site")
@@ -179,6 +186,7 @@ def _publish_until_building(root, output):
     return proc
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_ends_mkdocs_and_removes_the_building_folder(tmp_path, signum):
     root = copy_project(tmp_path)
@@ -209,6 +217,7 @@ def _gone(pid: int) -> bool:
 FULL_DISK = 'mount -t tmpfs -o size=1m tmpfs "$1/out" && cd "$1" && "$2" -m kb publish out/site'
 
 
+@pytest.mark.build
 def test_a_full_disk_during_the_build_is_one_plain_line_and_nothing_is_left(tmp_path):
     if not shutil.which("unshare") or subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode:
         pytest.skip("can't make a user and mount namespace here (unshare -rm) to mount a small tmpfs")
@@ -225,6 +234,7 @@ def test_a_full_disk_during_the_build_is_one_plain_line_and_nothing_is_left(tmp_
     assert result.stdout.strip() == ""  # out/ is empty: no site, no building folder
 
 
+@pytest.mark.build
 def test_what_a_killed_publish_left_goes_with_the_next_one(tmp_path):
     root = copy_project(tmp_path)
     proc = _publish_until_building(root, subprocess.DEVNULL)
@@ -270,6 +280,7 @@ def _user_files(root: Path) -> None:
         ("theirs.zip", "not written by python -m kb publish"),
     ],
 )
+@pytest.mark.build
 def test_a_zip_destination_that_is_not_publishs_own_is_refused_before_building(project, name, why):
     if not (project / "notes.zip").exists():
         _user_files(project)
@@ -281,6 +292,7 @@ def test_a_zip_destination_that_is_not_publishs_own_is_refused_before_building(p
     assert not (project / "site").exists() and leftovers(project) == []
 
 
+@pytest.mark.build
 def test_a_zip_is_replaced_only_while_it_is_publishs_own(tmp_path):
     root = copy_project(tmp_path)
     rc, out = publish(root, "site", "--zip", "out/site.zip")

@@ -40,6 +40,8 @@ from kb.project import Project, validate_project
 from kb.schema import EnvVar
 from kb.wheelfacts import PG_LIBRARY
 
+pytestmark = pytest.mark.slow  # each test runs CPU PyTorch in a subprocess
+
 RUNNER = Path(__file__).with_name("recommended_runner.py")
 PLACEHOLDERS = {
     "model", "module", "tensor", "x", "t", "inputs", "a", "b", "i", "s", "seed", "dim", "N",

@@ -11,11 +11,11 @@ import sys
 
 import pytest
 
-from buildtools import build
 from conftest import ROOT
 from kb.postprocess import fix_html
 from kb.renderout import plain_config
 from kb.slim import slim_html
+from wikisite import plain_site
 
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)
 PAGES = ["index.html", "migrate/index.html", "reference/glossary/index.html", "about/print/part-3/index.html"]
@@ -48,11 +48,10 @@ def sites(tmp_path_factory):
         text=True,
     )
     assert plain.returncode == 0, plain.stdout[-3000:] + plain.stderr[-3000:]
-    hooked = build(ROOT, tmp / "hook")
-    assert hooked.returncode == 0, hooked.stdout[-3000:] + hooked.stderr[-3000:]
-    return out, tmp / "plain", tmp / "hook"
+    return out, tmp / "plain", plain_site()  # the real project built with its hook, once per session
 
 
+@pytest.mark.build
 def test_every_file_of_docs_is_in_the_rendered_folder(sites):
     out = sites[0]
     for path in (ROOT / "docs").rglob("*"):
@@ -60,6 +59,7 @@ def test_every_file_of_docs_is_in_the_rendered_folder(sites):
     assert "<!-- kb:" not in (out / "docs" / "migrate" / "index.md").read_text()
 
 
+@pytest.mark.build
 @pytest.mark.parametrize("page", PAGES)
 def test_plain_build_of_the_rendered_folder_makes_the_same_pages(sites, page):
     _, plain, hook = sites

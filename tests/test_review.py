@@ -252,6 +252,7 @@ def test_validate_project_renders_the_queue_as_of_kb_today(mini, monkeypatch):
     assert "[docs/sub/page.md](sub/page.md)" in project.pages["queue.md"].rendered
 
 
+@pytest.mark.build
 def test_the_built_site_shows_the_note_and_the_queue():
     from wikisite import wiki_site  # built with KB_TODAY far ahead: every page is due
 

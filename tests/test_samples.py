@@ -197,6 +197,7 @@ def test_manifest_entry_is_well_formed(path):
 # --- cpu samples: run them -------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", entries("cpu"))
 def test_cpu_sample_runs(path):
     entry = MANIFEST[path]
@@ -213,6 +214,7 @@ def test_cpu_sample_runs(path):
         assert entry["expect"] in result.stdout, f"{path}: {entry['expect']!r} not printed\n{output}"
 
 
+@pytest.mark.slow
 def test_rank_divergence_prints_from_rank_zero_only():
     path = "distributed/rank_divergence.py"
     entry = MANIFEST[path]
@@ -268,6 +270,7 @@ gc.collect()
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SMOKE)
 def test_smoke_run_on_cpu(path, tmp_path):
     """Run a TPU-only sample on the CPU after swapping its TPU names for CPU ones."""

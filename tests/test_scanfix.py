@@ -263,6 +263,7 @@ def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(cmd, cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_the_sample_is_fixed_runs_on_cpu_and_only_judgement_is_left(tmp_path):
     script = tmp_path / "train_ddp.py"
     shutil.copy(SAMPLE, script)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from buildtools import HANG_S
 from conftest import ROOT, scan_cli
 from kb.globmatch import PatternError, PatternSet, parse
 from kb.scanwalk import UsageError, collect, shown_text
@@ -186,18 +187,19 @@ def test_a_backtracking_pattern_against_long_names_is_fast(tmp_path, where):
         (tmp_path / ".gitignore").write_text(pattern + "\n")
     started = time.perf_counter()
     walk = collect([str(tmp_path)], [pattern] if where == "exclude" else [])
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < HANG_S
     assert len(walk.files) == 3
     name = parse(pattern)
     assert name is not None
     started = time.perf_counter()
     assert not name.matches(["a" * 100_000 + ".py"], False)
     assert name.matches(["a" * 100_000 + "b"], False)
-    assert time.perf_counter() - started < 1.0
+    assert time.perf_counter() - started < HANG_S
 
 
 def test_a_200k_line_gitignore_is_read_quickly(tmp_path):
-    """Measured on the 2-core dev machine: about 0.3-0.5 s (pathspec: 52 s). The bound is generous."""
+    """Measured on the 2-core dev machine: about 0.3-0.5 s (pathspec: 52 s). The bound is a hang guard
+    60 times that, still under pathspec's time; the speed itself is for benchmarks/."""
     lines = [f"name_{i}.py" if i % 10 else f"dir_{i}/*.py" for i in range(200_000)]
     lines += ["*.generated.py", "build/", "!keep_*.py", "**/tmp_*", "/only_top.py"]
     (tmp_path / ".gitignore").write_text("\n".join(lines) + "\n")
@@ -209,7 +211,7 @@ def test_a_200k_line_gitignore_is_read_quickly(tmp_path):
     (tmp_path / "dir_20" / "a.py").write_text("")
     started = time.perf_counter()
     walk = collect([str(tmp_path)], [])
-    assert time.perf_counter() - started < 5.0
+    assert time.perf_counter() - started < 30
     assert sorted(os.path.relpath(p, tmp_path) for p, _ in walk.files) == ["keep_1.py", "m1.py", "sub/only_top.py"]
 
 

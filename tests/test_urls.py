@@ -174,6 +174,7 @@ def test_the_real_project_has_a_redirect_and_both_configs_agree():
     assert maps == project_redirects(ROOT)
 
 
+@pytest.mark.build
 def test_the_built_stub_is_the_plugins_and_passes_the_site_check(tmp_path):
     import shutil
     import subprocess

@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from buildtools import deadline
+from buildtools import HANG_S, deadline
 from kb.yamlload import LIMITS, ConfigLoader, YAMLProblem, load_file, parse
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
 
 def problem_of(text: str, loader=None) -> str:
-    with deadline(5), pytest.raises(YAMLProblem) as exc:
+    with deadline(HANG_S), pytest.raises(YAMLProblem) as exc:
         parse(text, "t.yml", *([loader] if loader else []))
     return str(exc.value)
 
@@ -120,13 +120,13 @@ def test_100000_levels_fail_fast_in_a_separate_process(tmp_path, opener, closer)
         [sys.executable, "-c", code, str(path)],
         capture_output=True,
         text=True,
-        timeout=30,
+        timeout=HANG_S * 2,
         env={**os.environ, "PYTHONPATH": str(SCRIPTS)},
     )
     assert result.returncode == 0, result.stderr[-500:]
     message, took = result.stdout.splitlines()
     assert message == "deep.yml:1: nested more than 32 levels deep (expected at most 32; the tables need 4)"
-    assert float(took) < 0.5
+    assert float(took) < HANG_S  # a hang guard: it took about 0.1 s, and segfaulted before the limit
 
 
 def billion_laughs() -> str:
@@ -136,10 +136,10 @@ def billion_laughs() -> str:
     return text
 
 
-def test_an_alias_bomb_fails_at_the_first_anchor_in_well_under_a_second():
+def test_an_alias_bomb_fails_at_the_first_anchor():
     start = time.perf_counter()
     message = problem_of(billion_laughs())
-    assert time.perf_counter() - start < 0.5
+    assert time.perf_counter() - start < HANG_S
     assert message == "t.yml:1: anchor '&a' (expected no anchors or aliases: write each value out)"
 
 
@@ -160,7 +160,7 @@ def test_too_many_values_in_one_file():
     text = "- id: a\n  n:\n" + "  - 1\n" * LIMITS.max_nodes
     start = time.perf_counter()
     message = problem_of(text)
-    assert time.perf_counter() - start < 1
+    assert time.perf_counter() - start < HANG_S
     # the top list, the mapping, 'id', 'a', 'n' and the inner list are 6 values: item 49,995 (line
     # 49,997) is value 50,001
     assert message == (
@@ -190,7 +190,7 @@ def test_a_folder_or_fifo_is_not_a_yaml_file(tmp_path):
     (tmp_path / "dir.yml").mkdir()
     os.mkfifo(tmp_path / "fifo.yml")
     for name in ("dir.yml", "fifo.yml"):
-        with deadline(5), pytest.raises(YAMLProblem) as exc:
+        with deadline(HANG_S), pytest.raises(YAMLProblem) as exc:
             load_file(tmp_path / name, name)
         assert str(exc.value) == f"{name}:1: not a regular file (expected a YAML file)"
 

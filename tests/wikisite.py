@@ -48,8 +48,14 @@ def wiki_site() -> Path:
 
 
 @functools.cache
-def plain_site() -> Path:
+def plain_build() -> tuple[Path, str]:
+    """The real project built once per session with no site settings, and the build's output
+    (shared by test_build.py, test_renderout.py, test_editlinks.py and test_urls.py)."""
     dest = _folder("plain-site-")
     result = build(dest)
     assert result.returncode == 0, result.stdout + result.stderr
-    return dest
+    return dest, result.stdout + result.stderr
+
+
+def plain_site() -> Path:
+    return plain_build()[0]

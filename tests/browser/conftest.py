@@ -16,6 +16,7 @@ from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from .support import (
+    HANG_MS,
     LAUNCH_ARGS,
     REPORT,
     VIEWPORT,
@@ -35,10 +36,6 @@ SKIP_REASON = (
     "Chromium not found at /usr/bin/chromium: browser tests skipped "
     "(./dev test installs Debian's chromium when it runs as root)"
 )
-
-
-def pytest_configure(config):
-    config.addinivalue_line("markers", "browser: drives the built site in headless Chromium")
 
 
 def pytest_collection_modifyitems(config, items):
@@ -124,7 +121,7 @@ def new_context(browser):
 
     def make(**options):
         ctx = browser.new_context(**{"viewport": VIEWPORT, "color_scheme": "light", **options})
-        ctx.set_default_timeout(15_000)
+        ctx.set_default_timeout(HANG_MS)
         made.append(ctx)
         return ctx
 
@@ -168,7 +165,7 @@ def crawl(browser, site, origin) -> list[Visit]:
 
     axe = Axe()
     ctx = browser.new_context(viewport=VIEWPORT, color_scheme="light")
-    ctx.set_default_timeout(20_000)
+    ctx.set_default_timeout(HANG_MS)
     current: list[Visit] = []
 
     def on_request(request):

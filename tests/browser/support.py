@@ -35,6 +35,10 @@ LAUNCH_ARGS = [
     "--disable-quic",
 ]
 VIEWPORT = {"width": 1280, "height": 800}
+# Playwright's time limits only guard against a hang: at load 4-10 on the shared 2-core machine the
+# print page (the whole handbook) took over 20 s to load, and requests were cut off mid-load.
+# Speed is reported (and measured in benchmarks/), never asserted.
+HANG_MS = 180_000
 
 # Lines for the terminal summary (pytest_terminal_summary in conftest.py), by section title.
 REPORT: dict[str, list[str]] = {}

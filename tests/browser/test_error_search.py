@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import yaml
 
-from .support import ROOT, anchor_pages, path_of_url, report, write_artifact
+from .support import HANG_MS, ROOT, anchor_pages, path_of_url, report, write_artifact
 from .test_search import INSTRUMENT, QUIET, RENDERED, run_query
 
 ERROR_FILES = ("docs/data/errors.yml", "docs/data/errors.messages.yml")
@@ -87,8 +87,8 @@ def paste_query(page, text: str) -> list[str]:
     box = page.locator("input.md-search__input")
     box.fill(text)
     box.press("End")  # the keyup Material's search listens for
-    page.wait_for_function(RENDERED, timeout=30_000)  # these results, not the last query's
-    page.wait_for_function(QUIET, arg=150, timeout=30_000)
+    page.wait_for_function(RENDERED, timeout=HANG_MS)  # these results, not the last query's
+    page.wait_for_function(QUIET, arg=150, timeout=HANG_MS)
     return page.evaluate(SECTIONS)
 
 

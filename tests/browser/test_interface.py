@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .support import page_paths
+from .support import HANG_MS, page_paths
 
 GPU_TAB, TPU_TAB = "GPU (CUDA)", "TPU (TorchTPU)"
 PREFERRED = ("migrate/device-code/", "migrate/distributed/", "migrate/quickstart/")
@@ -41,7 +41,7 @@ def test_glossary_term_shows_a_tooltip_on_hover(new_context, site, origin):
     abbr.hover()
     # Material 9.8 (content.tooltips) renders an .md-tooltip2 with role=tooltip next to the term.
     tooltip = page.locator(".md-tooltip2--active[role=tooltip]")
-    tooltip.wait_for(state="visible", timeout=5000)
+    tooltip.wait_for(state="visible", timeout=HANG_MS)
     assert title.split(":")[0] in tooltip.inner_text()
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .support import ARTIFACTS, ROOT, page_paths, report, write_artifact
+from .support import ARTIFACTS, HANG_MS, ROOT, page_paths, report, write_artifact
 
 SHOTS = ARTIFACTS / "layout"
 WIDTHS = {"desktop": 1280, "phone": 390}
@@ -64,7 +64,7 @@ def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
     for scheme in ("light", "dark"):
         for name, width in WIDTHS.items():
             ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-            ctx.set_default_timeout(20_000)
+            ctx.set_default_timeout(HANG_MS)
             page = ctx.new_page()
             for path in page_paths(site):
                 page.goto(f"{origin}/{path}", wait_until="load", timeout=180_000)  # about/print/ is the whole site

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import re
 
-from .support import ROOT, check_site, report
+from .support import HANG_MS, ROOT, check_site, report
 
 
 def load(config: str):
@@ -68,7 +68,7 @@ def test_offline_bundle_browses_and_searches_from_file_urls(new_context, offline
     page.locator("input.md-search__input").click()
     page.keyboard.type("TPU")
     results = page.locator(".md-search-result__item")
-    results.first.wait_for(state="visible", timeout=10_000)
+    results.first.wait_for(state="visible", timeout=HANG_MS)
     first = results.first.locator("a.md-search-result__link").first.get_attribute("href")
     assert first.startswith("file://"), first
     report(

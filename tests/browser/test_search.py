@@ -6,7 +6,7 @@ from __future__ import annotations
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .search_queries import QUERIES
-from .support import median_ms, path_of_url, report, url_path_of, write_artifact
+from .support import HANG_MS, median_ms, path_of_url, report, url_path_of, write_artifact
 
 # Recorded in the page itself, so the timing excludes Playwright's round trips: the time of the
 # last keydown, and of the last change to the rendered results.
@@ -26,7 +26,7 @@ TOP3 = """() => [...document.querySelectorAll(".md-search-result__list > .md-sea
   .slice(0, 3).map(li => li.querySelector("a.md-search-result__link").href)"""
 
 MEDIAN_TARGET_MS = 150  # the issue's target, reported (timing asserts are flaky on shared CI)
-MEDIAN_LIMIT_MS = 1000  # asserted: above this, search is broken, not slow
+MEDIAN_LIMIT_MS = 10_000  # asserted, a hang guard: above this, search is broken, not slow or busy
 
 
 def run_query(page, text: str) -> tuple[list[str], float | None, str]:
@@ -39,10 +39,10 @@ def run_query(page, text: str) -> tuple[list[str], float | None, str]:
     page.wait_for_function(QUIET, arg=150)  # the prefix's results are on screen
     page.keyboard.type(text[-1])  # the timed keystroke
     try:
-        page.wait_for_function(RENDERED, timeout=5000)
+        page.wait_for_function(RENDERED, timeout=HANG_MS)
         took = page.evaluate("() => window.__kbSearch.mut - window.__kbSearch.key")
     except PlaywrightTimeout:
-        took = None  # nothing rendered within 5 s: reported, and the row fails below
+        took = None  # nothing rendered before the hang guard: reported, and the row fails below
     return page.evaluate(TOP3), took, page.locator(".md-search-result__meta").inner_text()
 
 
@@ -76,7 +76,7 @@ def test_search_finds_each_querys_page_in_the_top_3(new_context, origin):
             misses.append(
                 f"{query.text!r}: expected {query.page} (/{want}) in the top 3, got "
                 f"{[f'/{p}' for p in got] or 'no results'} ({meta})"
-                + ("" if took is not None else "; nothing rendered within 5 s")
+                + ("" if took is not None else "; nothing rendered within the hang guard")
             )
 
     hits = sum(r["hit"] for r in rows)
