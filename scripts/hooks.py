@@ -54,7 +54,8 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _guard(_build.pre_build, Path(config.config_file_path).parent, _log.info)
 
 
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, **_: object) -> str:
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Any, **_: object) -> str:
+    _build.reuse_unchanged(page, config, files)  # under serve: an unchanged page is not converted again
     return _guard(_build.page, markdown, page.file.src_uri, page.meta, page.file.abs_src_path)
 
 

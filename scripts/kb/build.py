@@ -23,6 +23,7 @@ from .printpage import PRINT_PAGE, Section, build_print
 from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
+from .servecache import ServeCache
 from .serveguard import LastGood
 from .yamlload import YAMLProblem, decode
 
@@ -85,6 +86,18 @@ class Build:
     last_pages: dict[str, str] = field(default_factory=dict)  # each page's last good Markdown
     generation: int = 0  # counts builds, so that a site check of an older build under serve is dropped
     last_site: LastGood | None = None  # under serve: a copy of the last site that built
+    cache: ServeCache = field(default_factory=ServeCache)  # under serve: work on unchanged pages
+    cached_generation: int = 0  # the build the cache was last set up for
+
+    def reuse_unchanged(self, page: Any, config: Any, files: Any) -> None:
+        """Under serve, let an unchanged page reuse its last conversion and search entries."""
+        if not self.serving:
+            return  # a build does all the work, always
+        if self.cached_generation != self.generation:
+            self.cached_generation = self.generation
+            self.cache.start(Path(config.config_file_path).parent, files)
+            self.cache.cache_search(config.plugins)
+        self.cache.attach(page)
 
     def keep_serving(self, server: Any, site: Path) -> Any:
         """Under serve, wrap the server's builder so a failed rebuild leaves the last good site."""
@@ -152,6 +165,7 @@ class Build:
         if not self.serving:
             fail(run(2), "built site")
             return
+        log(self.cache.sweep())
 
         def in_background() -> None:  # one process: the server's threads are running
             problems = run(1)

@@ -1,0 +1,138 @@
+"""Under ``mkdocs serve``: a page whose inputs did not change since the last rebuild is not
+converted from Markdown again, nor parsed again for the search index (kb/pagecache.py holds the
+results). Together these were about 55% of a rebuild.
+
+What the conversion reads, and so what its key holds: the page's final Markdown (the KB records
+its shortcodes render, its banner and abbreviations are in it), its path and URL, the site's
+files and their URLs (links are resolved against them), mkdocs.yml (the extensions and link
+checks) and every snippet file. A conversion that logged a warning is never kept, so the warning
+(a strict-mode stop) comes back on every rebuild until the page is fixed; the anchors a page
+holds and links to are kept, so MkDocs checks the links into an edited page against it anew.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .pagecache import Memo, digest, tree_digest
+
+
+@dataclass
+class Converted:
+    """What ``Page.render`` sets on a page, with the linked files by their path."""
+
+    content: str
+    toc: Any
+    title: str | None
+    anchors: set[str]
+    links: dict[str, dict[str, str]] | None
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+@dataclass
+class ServeCache:
+    converted: Memo[Converted] = field(default_factory=Memo)
+    searched: Memo[list[dict[str, Any]]] = field(default_factory=Memo)
+    site: str = ""  # the digest of what every page's conversion reads besides its own Markdown
+
+    def start(self, root: Path, files: Any) -> None:
+        """A new build: the site's files, mkdocs.yml and the snippets, read as they are now."""
+        listing = sorted(f"{f.src_uri}\0{f.dest_uri}\0{f.url}" for f in files)
+        config = root / "mkdocs.yml"
+        self.site = digest([*listing, config.read_bytes() if config.is_file() else b"", tree_digest(root / "snippets")])
+
+    def attach(self, page: Any) -> None:
+        """Make ``page.render`` reuse the last conversion of the same inputs."""
+        page.render = lambda config, files: self._render(page, config, files)
+
+    def _render(self, page: Any, config: Any, files: Any) -> None:
+        key = digest([self.site, page.file.src_uri, page.file.url, page.markdown or ""])
+        found = self.converted.get(key)
+        if found is not None:
+            _apply(page, found, files)
+            return
+        self.converted.misses += 1
+        warnings = _Warnings()
+        logger = logging.getLogger("mkdocs")
+        logger.addHandler(warnings)
+        try:
+            type(page).render(page, config, files)
+        finally:
+            logger.removeHandler(warnings)
+        if not warnings.count:
+            self.converted.put(key, _taken(page))
+
+    def cache_search(self, plugins: Any) -> None:
+        """Wrap Material's search index so an unchanged page's entries are reused."""
+        plugin = plugins.get("material/search") if hasattr(plugins, "get") else None
+        index = getattr(plugin, "search_index", None)
+        if index is None:
+            return
+        original = index.add_entry_from_context
+
+        def add(page: Any) -> None:
+            key = _search_key(page)
+            found = self.searched.get(key)
+            if found is not None:
+                index.entries.extend(copy.deepcopy(found))
+                return
+            self.searched.misses += 1
+            start = len(index.entries)
+            original(page)
+            self.searched.put(key, copy.deepcopy(index.entries[start:]))
+
+        index.add_entry_from_context = add
+
+    def sweep(self) -> str:
+        """End of a build: drop what it did not use; a line saying what was reused."""
+        (ch, cm), (sh, sm) = self.converted.sweep(), self.searched.sweep()
+        return f"page cache: {ch} of {ch + cm} conversions and {sh} of {sh + sm} search parses reused"
+
+
+def _taken(page: Any) -> Converted:
+    links = page.links_to_anchors
+    return Converted(
+        page.content or "",
+        copy.deepcopy(page.toc),
+        page._title_from_render,
+        set(page.present_anchor_ids or ()),
+        None if links is None else {f.src_uri: dict(v) for f, v in links.items()},
+    )
+
+
+def _apply(page: Any, found: Converted, files: Any) -> None:
+    page.content = found.content
+    page.toc = copy.deepcopy(found.toc)
+    page._title_from_render = found.title
+    page.present_anchor_ids = set(found.anchors)
+    if found.links is not None:
+        page.links_to_anchors = {files.get_file_from_path(uri): dict(v) for uri, v in found.links.items()}
+
+
+def _search_key(page: Any) -> str:
+    meta = page.meta or {}
+    return digest(
+        [
+            page.url,
+            str(page.title),
+            page.content or "",
+            repr([meta.get("search"), meta.get("tags"), meta.get("title")]),
+            _toc_text(page.toc),
+        ]
+    )
+
+
+def _toc_text(items: Any) -> str:
+    return repr([(i.title, i.url, i.level, _toc_text(i.children)) for i in items or ()])

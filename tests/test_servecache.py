@@ -1,0 +1,180 @@
+"""The serve-time page cache (kb/pagecache.py, kb/servecache.py): an unchanged page is reused, a
+page whose inputs changed never is. MkDocs' own Files and Page objects, as a rebuild makes them."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from mkdocs.config import load_config
+from mkdocs.structure.files import get_files
+from mkdocs.structure.pages import Page
+
+from kb.build import page_markdown
+from kb.pagecache import Memo, digest
+from kb.project import validate_project
+from kb.servecache import ServeCache
+
+CONFIG = """\
+site_name: T
+docs_dir: docs
+markdown_extensions:
+  - abbr
+  - attr_list
+  - toc:
+      permalink: {permalink}
+  - pymdownx.snippets:
+      base_path: [{snippets}]
+      check_paths: true
+"""
+
+
+def _config(root: Path, permalink: bool = True):
+    (root / "snippets").mkdir(exist_ok=True)
+    text = CONFIG.format(snippets=root / "snippets", permalink=str(permalink).lower())
+    (root / "mkdocs.yml").write_text(text, encoding="utf-8")
+    return load_config(config_file=str(root / "mkdocs.yml"), site_dir=str(root / "site"))
+
+
+def _convert(
+    root: Path, markdown: dict[str, str], cache: ServeCache | None, permalink: bool = True
+) -> dict[str, tuple]:
+    """One rebuild as MkDocs does it (new Files and Pages), each page converted through ``cache``
+    (None: MkDocs alone); each page's HTML, toc titles, anchors and links to anchors."""
+    config = _config(root, permalink)
+    files = get_files(config)
+    if cache is not None:
+        cache.start(root, files)
+    out = {}
+    for file in files.documentation_pages():
+        page = Page(None, file, config)
+        page.markdown = markdown.get(file.src_uri, (root / "docs" / file.src_uri).read_text("utf-8"))
+        if cache is not None:
+            cache.attach(page)
+        page.render(config, files)
+        links = {f.src_uri: v for f, v in (page.links_to_anchors or {}).items()}
+        out[file.src_uri] = (page.content, [t.title for t in page.toc], page.present_anchor_ids, links)
+    return out
+
+
+def _kb_markdown(root: Path) -> dict[str, str]:
+    """Each page's final Markdown, rendered from the KB as the build renders it."""
+    project = validate_project(root, package=False)
+    assert project.kb is not None, project.problems
+    return {uri: page_markdown(project, uri, p.rendered, p.meta) for uri, p in project.pages.items()}
+
+
+def _page(root: Path, name: str, body: str) -> None:
+    front = "---\nreviewed: 2026-11-01\ndescription: A test page about the figure.\n---\n"
+    (root / "docs" / name).write_text(front + body, encoding="utf-8")
+
+
+def test_a_kb_edit_changes_every_page_that_uses_the_record_and_no_other(mini):
+    _page(mini, "a.md", "# A\n\n<!-- kb:figure tput -->\n")
+    _page(mini, "b.md", "# B\n\nAlso: <!-- kb:figure tput -->\n")
+    for stub in ("about/conventions.md", "reference/sources.md"):  # what the figure links to
+        (mini / "docs" / stub).parent.mkdir()
+        (mini / "docs" / stub).write_text("# Stub\n", "utf-8")
+    cache = ServeCache()
+    before = _convert(mini, _kb_markdown(mini), cache)
+    assert "25,700" in before["a.md"][0] and "25,700" in before["b.md"][0]
+    cache.sweep()
+    figures = mini / "docs" / "data" / "figures.yml"
+    figures.write_text(figures.read_text("utf-8").replace("value: 25700", "value: 31337"), encoding="utf-8")
+    after = _convert(mini, _kb_markdown(mini), cache)
+    for uri in ("a.md", "b.md", "sub/page.md"):  # every page that shows the figure
+        assert "31,337" in after[uri][0] and "25,700" not in after[uri][0], uri
+    for uri in ("index.md", "about/conventions.md", "reference/sources.md"):
+        assert after[uri] == before[uri]
+    assert cache.sweep().startswith("page cache: 3 of 6 conversions"), "only the pages without the figure"
+
+
+def test_a_page_nobody_touched_is_not_converted_again(tmp_path):
+    (tmp_path / "docs").mkdir()
+    for n in range(3):
+        (tmp_path / "docs" / f"p{n}.md").write_text(f"# P{n}\n\n## Part\n\nSee [p0](p0.md#part).\n", "utf-8")
+    cache = ServeCache()
+    first = _convert(tmp_path, {}, cache)
+    assert cache.sweep() == "page cache: 0 of 3 conversions and 0 of 0 search parses reused"
+    (tmp_path / "docs" / "p1.md").write_text("# P1 edited\n", "utf-8")
+    second = _convert(tmp_path, {}, cache)
+    assert cache.sweep() == "page cache: 2 of 3 conversions and 0 of 0 search parses reused"
+    assert second["p0.md"] == first["p0.md"] and second["p2.md"] == first["p2.md"]
+    assert "P1 edited" in second["p1.md"][0]
+
+
+def test_a_conversion_that_warned_is_never_kept_so_the_warning_comes_back(tmp_path, caplog):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "p.md").write_text("# P\n\n[gone](missing.md)\n", "utf-8")
+    cache = ServeCache()
+    for _ in range(2):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="mkdocs"):
+            _convert(tmp_path, {}, cache)
+        assert "missing.md" in caplog.text
+    assert cache.sweep() == "page cache: 0 of 2 conversions and 0 of 0 search parses reused"
+
+
+def test_digest_separates_parts():
+    assert digest(["ab", "c"]) != digest(["a", "bc"])
+    assert digest([b"x"]) == digest(["x"])
+
+
+def test_sweep_drops_what_a_build_did_not_use():
+    memo: Memo[str] = Memo()
+    memo.put("a", "1")
+    memo.put("b", "2")
+    memo.sweep()
+    assert memo.get("a") == "1"
+    assert memo.sweep() == (1, 0)
+    assert memo.get("b") is None and memo.entries == {"a": "1"}
+
+
+PIECES = ["# T", "## Part", "[p0](p0.md#part)", "[p1](p1.md)", "[x](missing.md)", '--8<-- "s.md"', "text *em*"]
+SNIPPETS = ["snippet one", "## From a snippet", "[p2](p2.md)"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(
+            st.dictionaries(
+                st.sampled_from(["p0.md", "p1.md", "p2.md"]), st.lists(st.sampled_from(PIECES), max_size=4)
+            ),
+            st.sampled_from(SNIPPETS),
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_never_stale_the_cached_conversion_is_always_a_fresh_one(tmp_path_factory, builds):
+    """Any sequence of rebuilds (pages edited, added, removed; the snippet edited): every page
+    converted through the cache is exactly what MkDocs alone makes of it."""
+    root = tmp_path_factory.mktemp("site")
+    cache = ServeCache()
+    for pages, snippet in builds:
+        docs = root / "docs"
+        docs.mkdir(exist_ok=True)
+        for old in docs.glob("*.md"):
+            old.unlink()
+        (docs / "index.md").write_text("# Home\n", "utf-8")
+        for name, pieces in pages.items():
+            (docs / name).write_text("\n\n".join(pieces) + "\n", "utf-8")
+        _config(root)
+        (root / "snippets" / "s.md").write_text(snippet + "\n", "utf-8")
+        logging.disable(logging.WARNING)  # the missing links warn; what is compared is the result
+        try:
+            assert _convert(root, {}, cache) == _convert(root, {}, None)
+        finally:
+            logging.disable(logging.NOTSET)
+        cache.sweep()
+
+
+def test_mkdocs_yml_edits_reach_every_page(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "p.md").write_text("# P\n\n## Part\n", "utf-8")
+    cache = ServeCache()
+    assert "headerlink" in _convert(tmp_path, {}, cache)["p.md"][0]
+    assert "headerlink" not in _convert(tmp_path, {}, cache, permalink=False)["p.md"][0]
