@@ -97,10 +97,10 @@ def test_a_page_nobody_touched_is_not_converted_again(tmp_path):
         (tmp_path / "docs" / f"p{n}.md").write_text(f"# P{n}\n\n## Part\n\nSee [p0](p0.md#part).\n", "utf-8")
     cache = ServeCache()
     first = _convert(tmp_path, {}, cache)
-    assert cache.sweep() == "page cache: 0 of 3 conversions and 0 of 0 search parses reused"
+    assert cache.sweep() == "page cache: 0 of 3 conversions, 0 of 0 search parses and 0 of 0 shortcode renders reused"
     (tmp_path / "docs" / "p1.md").write_text("# P1 edited\n", "utf-8")
     second = _convert(tmp_path, {}, cache)
-    assert cache.sweep() == "page cache: 2 of 3 conversions and 0 of 0 search parses reused"
+    assert cache.sweep() == "page cache: 2 of 3 conversions, 0 of 0 search parses and 0 of 0 shortcode renders reused"
     assert second["p0.md"] == first["p0.md"] and second["p2.md"] == first["p2.md"]
     assert "P1 edited" in second["p1.md"][0]
 
@@ -114,7 +114,7 @@ def test_a_conversion_that_warned_is_never_kept_so_the_warning_comes_back(tmp_pa
         with caplog.at_level(logging.WARNING, logger="mkdocs"):
             _convert(tmp_path, {}, cache)
         assert "missing.md" in caplog.text
-    assert cache.sweep() == "page cache: 0 of 2 conversions and 0 of 0 search parses reused"
+    assert cache.sweep() == "page cache: 0 of 2 conversions, 0 of 0 search parses and 0 of 0 shortcode renders reused"
 
 
 def test_digest_separates_parts():

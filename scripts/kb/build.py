@@ -112,7 +112,7 @@ class Build:
     def pre_build(self, root: Path, log: Callable[[str], None]) -> None:
         """Validate the KB and every page before anything is built."""
         self.generation += 1
-        project = validate_project(root)
+        project = validate_project(root, cache=self.cache.project if self.serving else None)
         for note in project.notes:
             log(note)
         if project.problems and self.serving and self.last_good is not None:

@@ -11,10 +11,15 @@ one site's worth of entries. Nothing is cached for ``mkdocs build``: it always d
 from __future__ import annotations
 
 import hashlib
+import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from .errors import Problem
+    from .load import KB
 
 T = TypeVar("T")
 
@@ -30,13 +35,22 @@ def digest(parts: Iterable[str | bytes]) -> str:
     return h.hexdigest()
 
 
+MAX_READ = 8_000_000  # larger files, links and special files are told apart by their lstat only
+
+
 def tree_digest(folder: Path) -> str:
-    """A digest of every file under ``folder`` (relative path and bytes); empty when it is absent."""
+    """A digest of everything under ``folder``: the relative path and bytes of each regular file
+    (never opening a link, a FIFO or a file past ``MAX_READ``, which the file scan reports)."""
     if not folder.is_dir():
         return digest(["absent"])
     parts: list[str | bytes] = []
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        parts += [path.relative_to(folder).as_posix(), path.read_bytes()]
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        parts.append(path.relative_to(folder).as_posix())
+        if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_READ:
+            parts.append(path.read_bytes())
+        else:
+            parts.append(f"{info.st_mode} {info.st_size} {info.st_mtime_ns} {info.st_ino}")
     return digest(parts)
 
 
@@ -78,3 +92,17 @@ class Memo(Generic[T]):
         counts = (self.hits, self.misses)
         self.used, self.hits, self.misses = set(), 0, 0
         return counts
+
+
+@dataclass
+class ProjectCache:
+    """Validation's reusable work (kb/project.py): the KB as read from docs/data, by a digest of
+    that folder, and each page's rendered shortcodes, by that digest and the page's own text."""
+
+    kbs: Memo[tuple[KB, list[Problem]]] = field(default_factory=Memo)
+    renders: Memo[tuple[str, list[Problem]]] = field(default_factory=Memo)
+
+    def sweep(self) -> tuple[int, int]:
+        """End of a build; (reused, made) page renders."""
+        self.kbs.sweep()
+        return self.renders.sweep()

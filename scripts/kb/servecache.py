@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .pagecache import Memo, digest, tree_digest
+from .pagecache import Memo, ProjectCache, digest, tree_digest
 
 
 @dataclass
@@ -45,6 +45,7 @@ class _Warnings(logging.Handler):
 class ServeCache:
     converted: Memo[Converted] = field(default_factory=Memo)
     searched: Memo[list[dict[str, Any]]] = field(default_factory=Memo)
+    project: ProjectCache = field(default_factory=ProjectCache)  # validation's (kb/project.py)
     site: str = ""  # the digest of what every page's conversion reads besides its own Markdown
 
     def start(self, root: Path, files: Any) -> None:
@@ -97,8 +98,11 @@ class ServeCache:
 
     def sweep(self) -> str:
         """End of a build: drop what it did not use; a line saying what was reused."""
-        (ch, cm), (sh, sm) = self.converted.sweep(), self.searched.sweep()
-        return f"page cache: {ch} of {ch + cm} conversions and {sh} of {sh + sm} search parses reused"
+        (ch, cm), (sh, sm), (rh, rm) = self.converted.sweep(), self.searched.sweep(), self.project.sweep()
+        return (
+            f"page cache: {ch} of {ch + cm} conversions, {sh} of {sh + sm} search parses "
+            f"and {rh} of {rh + rm} shortcode renders reused"
+        )
 
 
 def _taken(page: Any) -> Converted:
