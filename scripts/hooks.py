@@ -18,7 +18,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
+from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.export import export_project  # noqa: E402
 from kb.postprocess import fix_html  # noqa: E402
 from kb.printpage import PRINT_PAGE  # noqa: E402
@@ -61,7 +61,7 @@ def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: 
 
 def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: object) -> TemplateContext:
     if page.file.src_uri == PRINT_PAGE:  # the printable handbook: every other nav page, in nav order
-        html, problems = printable(nav.pages, page.url, page.content or "")  # type: ignore[attr-defined]
+        html, problems = _build.printable(nav.pages, page.url, page.content or "")  # type: ignore[attr-defined]
         if problems:
             _guard(report if _build.serving else fail, problems, "printable page")
         page.content = (page.content or "") + html
@@ -69,7 +69,7 @@ def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: o
 
 
 def on_post_page(output: str, **_: object) -> str:
-    return fix_html(output)  # theme markup fixes for accessibility
+    return _build.fix_html(output)  # theme markup fixes for accessibility
 
 
 def on_post_template(output_content: str, **_: object) -> str:

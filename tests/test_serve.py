@@ -111,3 +111,20 @@ def test_a_bad_shortcode_under_serve_is_reported_at_its_line_counting_the_blank_
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_an_edit_that_breaks_a_link_into_it_from_an_unchanged_page_is_reported(tmp_path):
+    """The unchanged page's conversion is reused under serve (kb/servecache.py); its link into
+    the edited page is still checked against the page as edited."""
+    root = copy_project(tmp_path / "p")
+    server, log, base = _serve(root, tmp_path)
+    try:
+        assert _wait_for(lambda: _get(base, 2) == 200, 90), log.read_text()[-2000:]
+        assert _wait_for(lambda: "page cache:" in log.read_text(), 60), log.read_text()[-2000:]
+        page = root / "docs" / "migrate" / "quickstart.md"
+        page.write_text(page.read_text("utf-8").replace("install-order", "install-sequence"), "utf-8")
+        assert _wait_for(lambda: "install-order" in log.read_text(), 90), log.read_text()[-3000:]
+        assert "docs/reference/faq.md:" in log.read_text(), log.read_text()[-3000:]  # faq.md was not edited
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

@@ -12,8 +12,9 @@ from mkdocs.config import load_config
 from mkdocs.structure.files import get_files
 from mkdocs.structure.pages import Page
 
-from kb.build import page_markdown
+from kb.build import Build, page_markdown, printable
 from kb.pagecache import Memo, digest
+from kb.postprocess import fix_html
 from kb.project import validate_project
 from kb.servecache import ServeCache
 
@@ -178,3 +179,23 @@ def test_mkdocs_yml_edits_reach_every_page(tmp_path):
     cache = ServeCache()
     assert "headerlink" in _convert(tmp_path, {}, cache)["p.md"][0]
     assert "headerlink" not in _convert(tmp_path, {}, cache, permalink=False)["p.md"][0]
+
+
+class _NavPage:
+    def __init__(self, uri: str, html: str) -> None:
+        self.file, self.url, self.title, self.content = self, uri.removesuffix(".md") + "/", uri, html
+        self.src_uri = uri
+
+
+def test_the_print_page_and_the_html_fixes_are_reused_only_for_the_same_pages():
+    build = Build(serving=True)
+    pages = [_NavPage("a.md", "<h1 id='a'>A</h1><p>one</p>"), _NavPage("b.md", "<h1 id='b'>B</h1>")]
+    first = build.printable(pages, "print/")
+    assert first == printable(pages, "print/") and "one" in first[0]
+    assert build.printable(pages, "print/") == first
+    pages[0].content = "<h1 id='a'>A</h1><p>two</p>"
+    second = build.printable(pages, "print/")
+    assert second == printable(pages, "print/") and "two" in second[0] and "one" not in second[0]
+    html = '<div class="md-search" data-md-component="search" role="dialog"><p>x</p>'
+    assert build.fix_html(html) == build.fix_html(html) == fix_html(html) != html
+    assert build.cache.derived.sweep() == (2, 3)

@@ -14,11 +14,13 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .editlinks import check_settings
 from .errors import Problem, format_problems
+from .pagecache import Memo, digest
 from .pages import split_front_matter
+from .postprocess import fix_html
 from .printpage import PRINT_PAGE, Section, build_print
 from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
@@ -27,6 +29,7 @@ from .servecache import ServeCache
 from .serveguard import LastGood
 from .yamlload import YAMLProblem, decode
 
+T = TypeVar("T")
 CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
 
 
@@ -69,13 +72,30 @@ def follow_reading_path(nav: Any, config: Any) -> Any:
     return nav
 
 
-def page_markdown(project: Project, uri: str, rendered: str, meta: dict[str, Any]) -> str:
+def page_markdown(
+    project: Project, uri: str, rendered: str, meta: dict[str, Any], memo: Memo[Any] | None = None
+) -> str:
     """A page's Markdown as MkDocs converts it: shortcodes rendered, the applies-to banner and the
-    out-of-date note under the title, and the glossary terms the page uses as abbreviations."""
-    assert project.kb is not None
-    ctx = Ctx(project.kb, uri, project.review)
+    out-of-date note under the title, and the glossary terms the page uses as abbreviations (with
+    ``memo``, reused for the same text and KB)."""
+    kb = project.kb
+    assert kb is not None
+    ctx = Ctx(kb, uri, project.review)
     out = with_banner(rendered, banner(meta, ctx) + review_note(ctx))
-    return out + abbreviations(project.kb, out)
+    return out + _memo(memo, ["abbr", project.kb_key, out], lambda: abbreviations(kb, out), bool(project.kb_key))
+
+
+def _memo(memo: Memo[Any] | None, parts: list[str], make: Callable[[], T], usable: bool = True) -> T:
+    """``make()``, reused from ``memo`` for the same ``parts`` (every input of ``make``)."""
+    if memo is None or not usable:
+        return make()
+    key = digest(parts)
+    found = memo.get(key)
+    if found is None:
+        memo.misses += 1
+        found = make()
+        memo.put(key, found)
+    return found  # what make() returned for these parts
 
 
 @dataclass
@@ -88,6 +108,20 @@ class Build:
     last_site: LastGood | None = None  # under serve: a copy of the last site that built
     cache: ServeCache = field(default_factory=ServeCache)  # under serve: work on unchanged pages
     cached_generation: int = 0  # the build the cache was last set up for
+
+    def _derived(self) -> Memo[Any] | None:
+        return self.cache.derived if self.serving else None
+
+    def printable(self, pages: list[Any], print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
+        """The printable handbook (``printable``), reused under serve while no page changed."""
+        parts = ["print", print_url, own_html]
+        for s in print_sections(pages):
+            parts += [s.src_uri, s.url, s.title, s.html]
+        return _memo(self._derived(), parts, lambda: printable(pages, print_url, own_html))
+
+    def fix_html(self, html: str) -> str:
+        """``postprocess.fix_html``, reused under serve for a page whose HTML did not change."""
+        return _memo(self._derived(), ["fix_html", html], lambda: fix_html(html))
 
     def reuse_unchanged(self, page: Any, config: Any, files: Any) -> None:
         """Under serve, let an unchanged page reuse its last conversion and search entries."""
@@ -137,7 +171,7 @@ class Build:
                 report(problems, uri)
                 return self.last_pages[uri]
             fail(problems, uri)
-        out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta)
+        out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta, self._derived())
         return out
 
     def check_site(

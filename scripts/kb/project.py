@@ -47,6 +47,7 @@ class Project:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     review: Queue | None = None  # the pages and records due for review (kb/review.py)
+    kb_key: str = ""  # under serve: the digest of docs/data the KB was read from (kb/pagecache.py)
 
     @property
     def docs(self) -> Path:
@@ -104,7 +105,7 @@ def validate_project(
     _check_config(project, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
     project.pages = {p.src_uri: p for p in pages}
     if ready:
-        project.kb = kb
+        project.kb, project.kb_key = kb, kb_key
         if package:
             project.problems += check_package(project, wheel)
     project.problems = sorted(set(project.problems))

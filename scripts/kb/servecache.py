@@ -46,6 +46,7 @@ class ServeCache:
     converted: Memo[Converted] = field(default_factory=Memo)
     searched: Memo[list[dict[str, Any]]] = field(default_factory=Memo)
     project: ProjectCache = field(default_factory=ProjectCache)  # validation's (kb/project.py)
+    derived: Memo[Any] = field(default_factory=Memo)  # the build's own steps on a page (kb/build.py)
     site: str = ""  # the digest of what every page's conversion reads besides its own Markdown
 
     def start(self, root: Path, files: Any) -> None:
@@ -98,6 +99,7 @@ class ServeCache:
 
     def sweep(self) -> str:
         """End of a build: drop what it did not use; a line saying what was reused."""
+        self.derived.sweep()
         (ch, cm), (sh, sm), (rh, rm) = self.converted.sweep(), self.searched.sweep(), self.project.sweep()
         return (
             f"page cache: {ch} of {ch + cm} conversions, {sh} of {sh + sm} search parses "
