@@ -2,6 +2,7 @@
 served page showing it, over edits of different pages (issue 39's target: <= 1 s, 1.5 s the floor).
 
     PYTHONPATH=scripts .venv/bin/python benchmarks/editbench.py [--pages 5] [--rounds 1] [--json OUT.json]
+        [--project PATH]  # another checkout, e.g. one from `git archive`, to compare before and after
 
 The server runs on a copy of the project (its .venv linked in) on a free port, so the checkout is
 never touched; each page is restored after its edit all the same, and the restore is waited for, so
@@ -60,19 +61,31 @@ def wait_for(url: str, test: Any, start: float) -> float:
     return time.perf_counter() - start
 
 
-def one_edit(root: Path, base: str, page: str, n: int) -> float:
-    """Append a unique marker to docs/PAGE, time until it is served, then restore and wait for that."""
+def cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) the process has used so far; 0 where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def one_edit(root: Path, base: str, page: str, n: int, pid: int) -> tuple[float, float]:
+    """Append a unique marker to docs/PAGE, time until it is served (wall s, and the server's CPU
+    s meanwhile, which the machine's other load changes less), then restore and wait for that."""
     path, url = root / "docs" / page, url_of(base, page)
     original = path.read_bytes()
     marker = f"editbench-marker-{n}-{time.time_ns()}"
+    cpu = cpu_of(pid)
     start = time.perf_counter()
     try:
         path.write_bytes(original + f"\n{marker}\n".encode())
         took = wait_for(url, lambda body: marker in body, start)
+        cpu = cpu_of(pid) - cpu
     finally:
         path.write_bytes(original)
     wait_for(url, lambda body: "<html" in body and marker not in body, time.perf_counter())
-    return took
+    return took, cpu
 
 
 def serve(root: Path, port: int) -> subprocess.Popen[bytes]:
@@ -83,9 +96,9 @@ def serve(root: Path, port: int) -> subprocess.Popen[bytes]:
     return subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
 
 
-def measure(tmp: Path, pages: list[str], rounds: int) -> dict[str, Any]:
+def measure(tmp: Path, pages: list[str], rounds: int, project: Path = ROOT) -> dict[str, Any]:
     root = tmp / "project"
-    shutil.copytree(ROOT, root, ignore=_not_copied)
+    shutil.copytree(project, root, ignore=_not_copied)
     (root / ".venv").symlink_to((ROOT / ".venv").resolve())
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -93,6 +106,7 @@ def measure(tmp: Path, pages: list[str], rounds: int) -> dict[str, Any]:
     base = f"http://127.0.0.1:{port}"
     server = serve(root, port)
     times: list[float] = []
+    cpus: list[float] = []
     per_page: dict[str, list[float]] = {p: [] for p in pages}
     try:
         start = time.perf_counter()
@@ -100,8 +114,9 @@ def measure(tmp: Path, pages: list[str], rounds: int) -> dict[str, Any]:
         time.sleep(SETTLE_S)
         for r in range(rounds):
             for i, page in enumerate(pages):
-                took = one_edit(root, base, page, r * len(pages) + i)
+                took, cpu = one_edit(root, base, page, r * len(pages) + i, server.pid)
                 times.append(took)
+                cpus.append(cpu)
                 per_page[page].append(round(took, 3))
                 time.sleep(SETTLE_S)
     finally:
@@ -112,6 +127,7 @@ def measure(tmp: Path, pages: list[str], rounds: int) -> dict[str, Any]:
     return {
         "edit_to_reload_median_s": round(statistics.median(times), 3),
         "edit_to_reload_max_s": round(max(times), 3),
+        "server_cpu_per_edit_median_s": round(statistics.median(cpus), 3),
         "edits": len(times),
         "first_serve_s": round(first, 3),
         "per_page_s": per_page,
@@ -124,11 +140,12 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=5, help=f"how many different pages (at most {len(PAGES)})")
     parser.add_argument("--rounds", type=int, default=1, help="edits of each page")
     parser.add_argument("--json", type=Path, help="also write the result here")
+    parser.add_argument("--project", type=Path, default=ROOT, help="the project to serve (default: this one)")
     args = parser.parse_args()
     if not 1 <= args.pages <= len(PAGES):
         sys.exit(f"--pages: expected 1 to {len(PAGES)}, got {args.pages}")
     with tempfile.TemporaryDirectory() as tmp:
-        result = measure(Path(tmp), PAGES[: args.pages], args.rounds)
+        result = measure(Path(tmp), PAGES[: args.pages], args.rounds, args.project.resolve())
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:
