@@ -68,6 +68,10 @@ def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: o
     return context
 
 
+def on_env(env: Any, **_: object) -> Any:
+    return _build.reuse_templates(env)
+
+
 def on_post_page(output: str, **_: object) -> str:
     return _build.fix_html(output)  # theme markup fixes for accessibility
 

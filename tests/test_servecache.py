@@ -199,3 +199,26 @@ def test_the_print_page_and_the_html_fixes_are_reused_only_for_the_same_pages():
     html = '<div class="md-search" data-md-component="search" role="dialog"><p>x</p>'
     assert build.fix_html(html) == build.fix_html(html) == fix_html(html) != html
     assert build.cache.derived.sweep() == (2, 3)
+
+
+def test_a_template_is_compiled_once_and_again_when_it_changes():
+    import jinja2
+
+    from kb.servecache import TemplateCode
+
+    class Counted(TemplateCode):
+        dumps = 0
+
+        def dump_bytecode(self, bucket) -> None:
+            Counted.dumps += 1
+            super().dump_bytecode(bucket)
+
+    code = Counted()
+
+    def render(source: str) -> str:
+        env = jinja2.Environment(loader=jinja2.DictLoader({"t.html": source}), bytecode_cache=code)
+        return env.get_template("t.html").render(x=1)
+
+    assert render("a{{ x }}") == "a1" and Counted.dumps == 1
+    assert render("a{{ x }}") == "a1" and Counted.dumps == 1  # reused, not compiled again
+    assert render("b{{ x }}") == "b1" and Counted.dumps == 2  # the changed source, compiled again

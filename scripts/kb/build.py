@@ -123,6 +123,12 @@ class Build:
         """``postprocess.fix_html``, reused under serve for a page whose HTML did not change."""
         return _memo(self._derived(), ["fix_html", html], lambda: fix_html(html))
 
+    def reuse_templates(self, env: Any) -> Any:
+        """Under serve, the theme's templates are not compiled again on every rebuild."""
+        if self.serving:
+            env.bytecode_cache = self.cache.templates
+        return env
+
     def reuse_unchanged(self, page: Any, config: Any, files: Any) -> None:
         """Under serve, let an unchanged page reuse its last conversion and search entries."""
         if not self.serving:

@@ -18,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import jinja2
+import jinja2.bccache
+
 from .pagecache import Memo, ProjectCache, digest, tree_digest
 
 
@@ -41,12 +44,28 @@ class _Warnings(logging.Handler):
         self.count += 1
 
 
+class TemplateCode(jinja2.BytecodeCache):
+    """The theme's templates compiled once per serve: Jinja checks each against its source's
+    checksum before using it, so an edited template is compiled again."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if bucket.key in self.code:
+            bucket.bytecode_from_string(self.code[bucket.key])
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.code[bucket.key] = bucket.bytecode_to_string()
+
+
 @dataclass
 class ServeCache:
     converted: Memo[Converted] = field(default_factory=Memo)
     searched: Memo[list[dict[str, Any]]] = field(default_factory=Memo)
     project: ProjectCache = field(default_factory=ProjectCache)  # validation's (kb/project.py)
     derived: Memo[Any] = field(default_factory=Memo)  # the build's own steps on a page (kb/build.py)
+    templates: TemplateCode = field(default_factory=TemplateCode)
     site: str = ""  # the digest of what every page's conversion reads besides its own Markdown
 
     def start(self, root: Path, files: Any) -> None:
