@@ -47,7 +47,7 @@ def _convert(
     config = _config(root, permalink)
     files = get_files(config)
     if cache is not None:
-        cache.start(root, files)
+        cache.start(config, files)
     out = {}
     for file in files.documentation_pages():
         page = Page(None, file, config)
@@ -222,3 +222,15 @@ def test_a_template_is_compiled_once_and_again_when_it_changes():
     assert render("a{{ x }}") == "a1" and Counted.dumps == 1
     assert render("a{{ x }}") == "a1" and Counted.dumps == 1  # reused, not compiled again
     assert render("b{{ x }}") == "b1" and Counted.dumps == 2  # the changed source, compiled again
+
+
+def test_a_snippet_edited_during_a_build_drops_that_builds_conversions(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "p.md").write_text('# P\n\n--8<-- "s.md"\n', "utf-8")
+    _config(tmp_path)
+    (tmp_path / "snippets" / "s.md").write_text("old\n", "utf-8")
+    cache = ServeCache()
+    _convert(tmp_path, {}, cache)
+    (tmp_path / "snippets" / "s.md").write_text("new\n", "utf-8")  # after the build read it
+    cache.sweep()
+    assert not cache.converted.entries

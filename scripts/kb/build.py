@@ -135,7 +135,7 @@ class Build:
             return  # a build does all the work, always
         if self.cached_generation != self.generation:
             self.cached_generation = self.generation
-            self.cache.start(Path(config.config_file_path).parent, files)
+            self.cache.start(config, files)
             self.cache.cache_search(config.plugins)
         self.cache.attach(page)
 

@@ -66,13 +66,19 @@ class ServeCache:
     project: ProjectCache = field(default_factory=ProjectCache)  # validation's (kb/project.py)
     derived: Memo[Any] = field(default_factory=Memo)  # the build's own steps on a page (kb/build.py)
     templates: TemplateCode = field(default_factory=TemplateCode)
-    site: str = ""  # the digest of what every page's conversion reads besides its own Markdown
+    site: str = ""
+    snippets: str = ""  # their digest when the build started
+    config: Any = (
+        None  # the build's MkDocs config  # the digest of what every page's conversion reads besides its own Markdown
+    )
 
-    def start(self, root: Path, files: Any) -> None:
-        """A new build: the site's files, mkdocs.yml and the snippets, read as they are now."""
+    def start(self, config: Any, files: Any) -> None:
+        """A new build: the site's files, the Markdown settings as MkDocs loaded them (not the file,
+        which may have changed since) and the snippets, read as they are now."""
         listing = sorted(f"{f.src_uri}\0{f.dest_uri}\0{f.url}" for f in files)
-        config = root / "mkdocs.yml"
-        self.site = digest([*listing, config.read_bytes() if config.is_file() else b"", tree_digest(root / "snippets")])
+        settings = [config[k] for k in ("markdown_extensions", "mdx_configs", "validation", "use_directory_urls")]
+        self.config, self.snippets = config, _snippets_digest(config)
+        self.site = digest([*listing, repr(settings), self.snippets])
 
     def attach(self, page: Any) -> None:
         """Make ``page.render`` reuse the last conversion of the same inputs."""
@@ -117,13 +123,23 @@ class ServeCache:
         index.add_entry_from_context = add
 
     def sweep(self) -> str:
-        """End of a build: drop what it did not use; a line saying what was reused."""
+        """End of a build: drop what it did not use, and every conversion when a snippet changed
+        during the build (one may hold the new text under the old key); what was reused."""
+        if self.config is not None and _snippets_digest(self.config) != self.snippets:
+            self.converted.entries.clear()
         self.derived.sweep()
         (ch, cm), (sh, sm), (rh, rm) = self.converted.sweep(), self.searched.sweep(), self.project.sweep()
         return (
             f"page cache: {ch} of {ch + cm} conversions, {sh} of {sh + sm} search parses "
             f"and {rh} of {rh + rm} shortcode renders reused"
         )
+
+
+def _snippets_digest(config: Any) -> str:
+    """Every file under pymdownx.snippets' base paths (relative ones from the working folder, as
+    the extension reads them)."""
+    paths = (config["mdx_configs"] or {}).get("pymdownx.snippets", {}).get("base_path", ["."])
+    return digest(tree_digest(Path(p)) for p in ([paths] if isinstance(paths, str) else paths))
 
 
 def _taken(page: Any) -> Converted:
