@@ -88,3 +88,26 @@ def test_never_stale_validation_with_the_cache_is_validation_without(mini, edits
         _set_figure(mini, value)
         assert _result(mini, cache) == _result(mini, None)
         cache.sweep()
+
+
+def test_the_framework_check_is_reused_only_for_the_same_pins_and_wheels(tmp_path):
+    """The real project, its cached wheels linked in: a frameworks.pin edit reaches the result."""
+    from conftest import ROOT, copy_project
+
+    root = copy_project(tmp_path / "p")
+    (root / ".cache").mkdir()
+    (root / ".cache" / "wheels").symlink_to((ROOT / ".cache" / "wheels").resolve())
+
+    def result(cache: ProjectCache | None) -> tuple:
+        project = validate_project(root, cache=cache)
+        return [str(p) for p in project.problems], [n for n in project.notes if "framework" in n]
+
+    cache = ProjectCache()
+    first = result(cache)
+    assert result(cache) == first == result(None)
+    assert cache.checks.sweep() == (1, 1)
+    pins = root / "frameworks.pin"
+    pins.write_text(pins.read_text("utf-8").replace("accelerate==1.16.0\n", ""), "utf-8")
+    edited = result(cache)
+    assert edited == result(None) and edited != first
+    assert any("accelerate==1.16.0" in p for p in edited[0])

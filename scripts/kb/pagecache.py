@@ -101,8 +101,10 @@ class ProjectCache:
 
     kbs: Memo[tuple[KB, list[Problem]]] = field(default_factory=Memo)
     renders: Memo[tuple[str, list[Problem]]] = field(default_factory=Memo)
+    checks: Memo[tuple[list[Problem], list[str]]] = field(default_factory=Memo)  # problems, notes
 
     def sweep(self) -> tuple[int, int]:
         """End of a build; (reused, made) page renders."""
         self.kbs.sweep()
+        self.checks.sweep()
         return self.renders.sweep()

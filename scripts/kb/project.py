@@ -107,7 +107,7 @@ def validate_project(
     if ready:
         project.kb, project.kb_key = kb, kb_key
         if package:
-            project.problems += check_package(project, wheel)
+            project.problems += check_package(project, wheel, cache=cache)
     project.problems = sorted(set(project.problems))
     return project
 
@@ -305,7 +305,9 @@ def review_pages(root: Path, kb: KB, pages: list[Page]) -> tuple[Queue, list[Pro
     return queue, problems
 
 
-def check_package(project: Project, wheel: Path | None = None, index: WheelIndex | None = None) -> list[Problem]:
+def check_package(
+    project: Project, wheel: Path | None = None, index: WheelIndex | None = None, cache: ProjectCache | None = None
+) -> list[Problem]:
     """Hold the KB, pages and samples to the pinned wheel, or say why that was skipped."""
     assert project.kb is not None
     if not (project.root / PIN_FILE).is_file() and index is None and wheel is None:
@@ -328,12 +330,33 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
     problems = check_names(
         project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root, others
     )
-    problems += fwwheels.check(project.kb, project.root, project.notes)
+    problems += _framework_check(project, cache)
     problems += check_errors(project.kb, index)
     problems += _messages(project)
     problems += check_facts(project.kb, index)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
+
+
+def _framework_check(project: Project, cache: ProjectCache | None) -> list[Problem]:
+    """``fwwheels.check``, reused under serve for the same KB, frameworks.pin and cached wheels (a
+    wheel by name, size and modification time: released files, never edited, too large to hash)."""
+    kb, root = project.kb, project.root
+    assert kb is not None
+    if cache is None or not project.kb_key:
+        return fwwheels.check(kb, root, project.notes)
+    pins = root / fwwheels.PIN_FILE
+    wheels = root / fwwheels.CACHE
+    stats = [f"{w.name} {w.stat().st_size} {w.stat().st_mtime_ns}" for w in sorted(wheels.glob("*"))]
+    key = digest(["frameworks", project.kb_key, pins.read_bytes() if pins.is_file() else b"", *stats])
+    found = cache.checks.get(key)
+    if found is None:
+        cache.checks.misses += 1
+        notes: list[str] = []
+        found = (fwwheels.check(kb, root, notes), notes)
+        cache.checks.put(key, found)
+    project.notes += found[1]
+    return list(found[0])
 
 
 def _messages(project: Project) -> list[Problem]:
