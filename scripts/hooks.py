@@ -18,7 +18,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, finish, follow_reading_path, printable, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
+from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.export import export_project  # noqa: E402
 from kb.printpage import PRINT_PARTS  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
@@ -53,25 +53,30 @@ def on_pre_build(config: MkDocsConfig) -> None:
     _guard(_build.pre_build, Path(config.config_file_path).parent, _log.info)
 
 
-def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, **_: object) -> str:
+def on_page_markdown(markdown: str, *, page: Page, config: MkDocsConfig, files: Any, **_: object) -> str:
+    _build.reuse_unchanged(page, config, files)  # under serve: an unchanged page is not converted again
     return _guard(_build.page, markdown, page.file.src_uri, page.meta, page.file.abs_src_path)
 
 
 def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: object) -> TemplateContext:
     if page.file.src_uri in PRINT_PARTS:  # a part of the printable handbook: its nav pages, in nav order
-        html, problems = printable(nav.pages, page.file.src_uri, page.url, page.content or "")  # type: ignore[attr-defined]
+        html, problems = _build.printable(nav.pages, page.file.src_uri, page.url, page.content or "")  # type: ignore[attr-defined]
         if problems:
             _guard(report if _build.serving else fail, problems, "printable page")
         page.content = (page.content or "") + html
     return context
 
 
+def on_env(env: Any, **_: object) -> Any:
+    return _build.reuse_templates(env)
+
+
 def on_post_page(output: str, **_: object) -> str:
-    return finish(output)  # theme markup fixes for accessibility, then lighter markup
+    return _build.finish(output)  # theme markup fixes for accessibility, then lighter markup
 
 
 def on_post_template(output_content: str, **_: object) -> str:
-    return finish(output_content)  # the same, for static templates such as 404.html
+    return _build.finish(output_content)  # the same, for static templates such as 404.html
 
 
 def on_post_build(config: MkDocsConfig) -> None:

@@ -205,3 +205,21 @@ def test_a_site_check_a_newer_build_overtook_ends_quietly_and_a_current_one_is_o
     assert "Traceback" not in err and "Exception in thread" not in err, err
     assert err.count("the built-site check stopped") == 1, err  # the overtaken one said nothing
     assert "site:1: the built-site check stopped: IndexError: list index out of range" in err, err
+
+
+@pytest.mark.build
+def test_an_edit_that_breaks_a_link_into_it_from_an_unchanged_page_is_reported(tmp_path):
+    """The unchanged page's conversion is reused under serve (kb/servecache.py); its link into
+    the edited page is still checked against the page as edited."""
+    root = copy_project(tmp_path / "p")
+    server, log, base = _serve(root, tmp_path)
+    try:
+        assert _wait_for(lambda: _get(base, 30) == 200, SERVE_S), log.read_text()[-2000:]
+        assert _wait_for(lambda: "page cache:" in log.read_text(), SERVE_S), log.read_text()[-2000:]
+        page = root / "docs" / "migrate" / "quickstart.md"
+        page.write_text(page.read_text("utf-8").replace("install-order", "install-sequence"), "utf-8")
+        assert _wait_for(lambda: "install-order" in log.read_text(), SERVE_S), log.read_text()[-3000:]
+        assert "docs/reference/faq.md:" in log.read_text(), log.read_text()[-3000:]  # faq.md was not edited
+    finally:
+        server.terminate()
+        server.wait(timeout=HANG_S)

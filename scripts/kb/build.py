@@ -16,10 +16,11 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .editlinks import check_settings
 from .errors import Problem, format_problems
+from .pagecache import Memo, digest
 from .pages import split_front_matter
 from .postprocess import fix_html
 from .printpage import PRINT_PAGES, Section, build_print, part_of
@@ -27,10 +28,12 @@ from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from .searchindex import SearchIndexError, compact_file
+from .servecache import ServeCache
 from .serveguard import LastGood
 from .slim import slim_html
 from .yamlload import YAMLProblem, decode
 
+T = TypeVar("T")
 CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
 
 
@@ -73,13 +76,30 @@ def follow_reading_path(nav: Any, config: Any) -> Any:
     return nav
 
 
-def page_markdown(project: Project, uri: str, rendered: str, meta: dict[str, Any]) -> str:
+def page_markdown(
+    project: Project, uri: str, rendered: str, meta: dict[str, Any], memo: Memo[Any] | None = None
+) -> str:
     """A page's Markdown as MkDocs converts it: shortcodes rendered, the applies-to banner and the
-    out-of-date note under the title, and the glossary terms the page uses as abbreviations."""
-    assert project.kb is not None
-    ctx = Ctx(project.kb, uri, project.review)
+    out-of-date note under the title, and the glossary terms the page uses as abbreviations (with
+    ``memo``, reused for the same text and KB)."""
+    kb = project.kb
+    assert kb is not None
+    ctx = Ctx(kb, uri, project.review)
     out = with_banner(rendered, banner(meta, ctx) + review_note(ctx))
-    return out + abbreviations(project.kb, out)
+    return out + _memo(memo, ["abbr", project.kb_key, out], lambda: abbreviations(kb, out), bool(project.kb_key))
+
+
+def _memo(memo: Memo[Any] | None, parts: list[str], make: Callable[[], T], usable: bool = True) -> T:
+    """``make()``, reused from ``memo`` for the same ``parts`` (every input of ``make``)."""
+    if memo is None or not usable:
+        return make()
+    key = digest(parts)
+    found = memo.get(key)
+    if found is None:
+        memo.misses += 1
+        found = make()
+        memo.put(key, found)
+    return found  # what make() returned for these parts
 
 
 def finish(html: str) -> str:
@@ -95,6 +115,41 @@ class Build:
     last_pages: dict[str, str] = field(default_factory=dict)  # each page's last good Markdown
     generation: int = 0  # counts builds, so that a site check of an older build under serve is dropped
     last_site: LastGood | None = None  # under serve: a copy of the last site that built
+    cache: ServeCache = field(default_factory=ServeCache)  # under serve: work on unchanged pages
+    cached_generation: int = 0  # the build the cache was last set up for
+
+    def _derived(self) -> Memo[Any] | None:
+        return self.cache.derived if self.serving else None
+
+    def printable(
+        self, pages: list[Any], print_src: str, print_url: str, own_html: str = ""
+    ) -> tuple[str, list[Problem]]:
+        """A part of the printable handbook (``printable``), reused under serve while no page changed."""
+        parts = ["print", print_src, print_url, own_html]
+        for s in print_sections(pages):
+            parts += [s.src_uri, s.url, s.title, s.html]
+        return _memo(self._derived(), parts, lambda: printable(pages, print_src, print_url, own_html))
+
+    def finish(self, html: str) -> str:
+        """``finish`` (accessibility fixes, then lighter markup), reused under serve for a page
+        whose HTML did not change."""
+        return _memo(self._derived(), ["finish", html], lambda: finish(html))
+
+    def reuse_templates(self, env: Any) -> Any:
+        """Under serve, the theme's templates are not compiled again on every rebuild."""
+        if self.serving:
+            env.bytecode_cache = self.cache.templates
+        return env
+
+    def reuse_unchanged(self, page: Any, config: Any, files: Any) -> None:
+        """Under serve, let an unchanged page reuse its last conversion and search entries."""
+        if not self.serving:
+            return  # a build does all the work, always
+        if self.cached_generation != self.generation:
+            self.cached_generation = self.generation
+            self.cache.start(config, files)
+            self.cache.cache_search(config.plugins)
+        self.cache.attach(page)
 
     def keep_serving(self, server: Any, site: Path) -> Any:
         """Under serve, wrap the server's builder so a failed rebuild leaves the last good site."""
@@ -109,7 +164,7 @@ class Build:
     def pre_build(self, root: Path, log: Callable[[str], None]) -> None:
         """Validate the KB and every page before anything is built."""
         self.generation += 1
-        project = validate_project(root)
+        project = validate_project(root, cache=self.cache.project if self.serving else None)
         for note in project.notes:
             log(note)
         if project.problems and self.serving and self.last_good is not None:
@@ -134,7 +189,7 @@ class Build:
                 report(problems, uri)
                 return self.last_pages[uri]
             fail(problems, uri)
-        out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta)
+        out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta, self._derived())
         return out
 
     def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
@@ -175,6 +230,7 @@ class Build:
         if not self.serving:
             fail(run(2), "built site")
             return
+        log(self.cache.sweep())
 
         def in_background() -> None:  # one process: the server's threads are running
             try:

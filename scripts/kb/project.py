@@ -17,6 +17,7 @@ from .load import KB, read_kb
 from .mdscan import prose_lines
 from .namecheck import check_errors, check_names
 from .package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
+from .pagecache import Memo, ProjectCache, digest, tree_digest
 from .pages import (
     Page,
     check_descriptions,
@@ -46,13 +47,16 @@ class Project:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     review: Queue | None = None  # the pages and records due for review (kb/review.py)
+    kb_key: str = ""  # under serve: the digest of docs/data the KB was read from (kb/pagecache.py)
 
     @property
     def docs(self) -> Path:
         return self.root / "docs"
 
 
-def validate_project(root: Path, wheel: Path | None = None, package: bool = True) -> Project:
+def validate_project(
+    root: Path, wheel: Path | None = None, package: bool = True, cache: ProjectCache | None = None
+) -> Project:
     """Check the files, load and validate the KB, render every page and check its links.
 
     The KB is a gate: pages are rendered (and ``project.kb`` is set) only when every table loads
@@ -63,16 +67,19 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
 
     With ``package`` (the default), the handbook is also held to the pinned wheel when it is
     cached (or given as ``wheel``); when it is not, a note says the package check was skipped.
+    With ``cache`` (under serve), the KB and the pages' shortcodes are not read or rendered again
+    when their inputs are unchanged (kb/pagecache.py); every check still runs.
     """
     project = Project(root)
     scan = scan_project(root)
     project.problems += scan.problems
-    kb, problems = read_kb(project.docs / "data", shown_root=root)
+    kb, problems, kb_key = _read_kb(project.docs / "data", root, cache)
     if not problems:
         problems = validate_kb(kb)
     project.problems += problems
     ready = not problems  # the gate: render only from a KB whose references all resolve
-    pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None)
+    renders = cache.renders if cache is not None and kb_key else None
+    pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders))
     project.problems += problems
     project.problems += check_descriptions(pages)
     if ready:
@@ -98,11 +105,43 @@ def validate_project(root: Path, wheel: Path | None = None, package: bool = True
     _check_config(project, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
     project.pages = {p.src_uri: p for p in pages}
     if ready:
-        project.kb = kb
+        project.kb, project.kb_key = kb, kb_key
         if package:
-            project.problems += check_package(project, wheel)
+            project.problems += check_package(project, wheel, cache=cache)
     project.problems = sorted(set(project.problems))
     return project
+
+
+def _read_kb(data: Path, root: Path, cache: ProjectCache | None) -> tuple[KB, list[Problem], str]:
+    """The KB and its problems, and the digest of docs/data it was read from ("" without a cache,
+    or when a table changed while it was read: then nothing read from it is kept)."""
+    if cache is None:
+        return (*read_kb(data, shown_root=root), "")
+    before = tree_digest(data)
+    found = cache.kbs.get(before)
+    if found is not None:
+        return found[0], list(found[1]), before
+    kb, problems = read_kb(data, shown_root=root)
+    if tree_digest(data) != before:
+        return kb, problems, ""
+    cache.kbs.put(before, (kb, list(problems)))
+    return kb, problems, before
+
+
+@dataclass
+class _Renders:
+    """Where read_pages may reuse a page's rendered shortcodes: the KB's digest and the cache."""
+
+    kb_key: str = ""
+    memo: Memo[tuple[str, list[Problem]]] | None = None
+
+    def render(self, body: str, kb: KB, src_uri: str, shown: str, line: int) -> tuple[str, list[Problem]]:
+        if self.memo is None or not self.kb_key:
+            return render_markdown(body, Ctx(kb, src_uri), shown, line)
+        key = digest([self.kb_key, src_uri, shown, str(line), body])
+        found = self.memo.get_or_make(key, lambda: render_markdown(body, Ctx(kb, src_uri), shown, line))
+        assert found is not None  # render_markdown always returns a result
+        return found[0], list(found[1])
 
 
 def _check_config(project: Project, pages: list[Page], unreadable: bool) -> None:
@@ -155,7 +194,9 @@ class _AnyAnchor(set[str]):
         return True
 
 
-def read_pages(paths: list[Path], docs: Path, root: Path, kb: KB | None) -> tuple[list[Page], list[Problem]]:
+def read_pages(
+    paths: list[Path], docs: Path, root: Path, kb: KB | None, renders: _Renders | None = None
+) -> tuple[list[Page], list[Problem]]:
     """Read ``paths`` (pages the file scan found safe) and, with a KB, render their shortcodes.
 
     Never raises for bad input: a page that can't be read or rendered is a problem at its line.
@@ -185,7 +226,7 @@ def read_pages(paths: list[Path], docs: Path, root: Path, kb: KB | None) -> tupl
                 has_shortcodes = any(SHORTCODE.search(line) for _, line in prose_lines(page.body))
                 page.anchors = _AnyAnchor() if has_shortcodes else page_anchors(page.body)
             else:
-                page.rendered, found = render_markdown(page.body, Ctx(kb, src_uri), shown, page.body_line)
+                page.rendered, found = (renders or _Renders()).render(page.body, kb, src_uri, shown, page.body_line)
                 problems += found
                 page.anchors = page_anchors(page.rendered)
         except Exception as exc:  # a bug in a renderer or a check must not become a traceback
@@ -264,7 +305,9 @@ def review_pages(root: Path, kb: KB, pages: list[Page]) -> tuple[Queue, list[Pro
     return queue, problems
 
 
-def check_package(project: Project, wheel: Path | None = None, index: WheelIndex | None = None) -> list[Problem]:
+def check_package(
+    project: Project, wheel: Path | None = None, index: WheelIndex | None = None, cache: ProjectCache | None = None
+) -> list[Problem]:
     """Hold the KB, pages and samples to the pinned wheel, or say why that was skipped."""
     assert project.kb is not None
     if not (project.root / PIN_FILE).is_file() and index is None and wheel is None:
@@ -287,12 +330,33 @@ def check_package(project: Project, wheel: Path | None = None, index: WheelIndex
     problems = check_names(
         project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root, others
     )
-    problems += fwwheels.check(project.kb, project.root, project.notes)
+    problems += _framework_check(project, cache)
     problems += check_errors(project.kb, index)
     problems += _messages(project)
     problems += check_facts(project.kb, index)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
+
+
+def _framework_check(project: Project, cache: ProjectCache | None) -> list[Problem]:
+    """``fwwheels.check``, reused under serve for the same KB, frameworks.pin and cached wheels (a
+    wheel by name, size and modification time: released files, never edited, too large to hash)."""
+    kb, root = project.kb, project.root
+    assert kb is not None
+    if cache is None or not project.kb_key:
+        return fwwheels.check(kb, root, project.notes)
+    pins = root / fwwheels.PIN_FILE
+    wheels = root / fwwheels.CACHE
+    stats = [f"{w.name} {w.stat().st_size} {w.stat().st_mtime_ns}" for w in sorted(wheels.glob("*"))]
+    key = digest(["frameworks", project.kb_key, pins.read_bytes() if pins.is_file() else b"", *stats])
+    found = cache.checks.get(key)
+    if found is None:
+        cache.checks.misses += 1
+        notes: list[str] = []
+        found = (fwwheels.check(kb, root, notes), notes)
+        cache.checks.put(key, found)
+    project.notes += found[1]
+    return list(found[0])
 
 
 def _messages(project: Project) -> list[Problem]:

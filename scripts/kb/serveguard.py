@@ -16,16 +16,27 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 
 class LastGood:
+    """The copy is made beside the server, after the rebuilt site is served: the next rebuild,
+    a restore and the shutdown wait for it, so no build writes the site while it is copied."""
+
     def __init__(self, site: Path) -> None:
         self.site = site
         self.copy = Path(tempfile.mkdtemp(prefix="kb-last-good-")) / "site"
+        self.keeping: threading.Thread | None = None
         self.keep()
+
+    def wait(self) -> None:
+        """Until the copy of the last good site is complete."""
+        if self.keeping is not None:
+            self.keeping.join()
+            self.keeping = None
 
     def keep(self) -> None:
         shutil.rmtree(self.copy, ignore_errors=True)
@@ -41,6 +52,7 @@ class LastGood:
 
     def wrap(self, builder: Callable[..., Any]) -> Callable[..., None]:
         def guarded(*args: Any, **kwargs: Any) -> None:
+            self.wait()
             try:
                 builder(*args, **kwargs)
             except KeyboardInterrupt:
@@ -50,11 +62,13 @@ class LastGood:
                 print(f"\nrebuild failed: {why} (still serving the last good version)\n", file=sys.stderr, flush=True)
                 self.restore()
                 return
-            self.keep()
+            self.keeping = threading.Thread(target=self.keep, name="kb-keep-last-good", daemon=True)
+            self.keeping.start()
 
         return guarded
 
     def close(self) -> None:
+        self.wait()
         shutil.rmtree(self.copy.parent, ignore_errors=True)
 
 

@@ -1,0 +1,156 @@
+"""Edit to reload under ``./dev serve``: the median time from appending a marker to one page to the
+served page showing it, over edits of different pages (issue 39's target: <= 1 s, 1.5 s the floor).
+
+    PYTHONPATH=scripts .venv/bin/python benchmarks/editbench.py [--pages 5] [--rounds 1] [--json OUT.json]
+        [--project PATH]  # another checkout, e.g. one from `git archive`, to compare before and after
+
+The server runs on a copy of the project (its .venv linked in) on a free port, so the checkout is
+never touched; each page is restored after its edit all the same, and the restore is waited for, so
+that every edit starts from the site as it was. hookbench.py times one page edited again and again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from hookbench import ROOT, _get, _not_copied  # noqa: E402
+
+# Different sections and sizes; the first ten are used by --pages 10.
+PAGES = [
+    "migrate/quickstart.md",
+    "frameworks/accelerate.md",
+    "reference/faq.md",
+    "understand/architecture.md",
+    "migrate/precision.md",
+    "limits/index.md",
+    "figures/charts.md",
+    "reference/hardware.md",
+    "migrate/serving.md",
+    "about/contributing.md",
+]
+SETTLE_S = 2.0  # after each restore is served: let the watcher and the background site check finish
+TIMEOUT_S = 180.0
+
+
+def url_of(base: str, page: str) -> str:
+    """The served address of docs/PAGE with directory URLs."""
+    stem = page.removesuffix(".md")
+    stem = stem.removesuffix("index").rstrip("/") if stem.endswith("index") else stem
+    return f"{base}/{stem}/" if stem else f"{base}/"
+
+
+def wait_for(url: str, test: Any, start: float) -> float:
+    """Seconds from ``start`` until ``test(body)`` holds for the served page."""
+    while not test(_get(url)):
+        if time.perf_counter() - start > TIMEOUT_S:
+            sys.exit(f"{url}: the edit never showed in {TIMEOUT_S:.0f} s")
+        time.sleep(0.05)
+    return time.perf_counter() - start
+
+
+def cpu_of(pid: int) -> float:
+    """CPU seconds (user + system) the process has used so far; 0 where /proc is missing."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def one_edit(root: Path, base: str, page: str, n: int, pid: int) -> tuple[float, float]:
+    """Append a unique marker to docs/PAGE, time until it is served (wall s, and the server's CPU
+    s meanwhile, which the machine's other load changes less), then restore and wait for that."""
+    path, url = root / "docs" / page, url_of(base, page)
+    original = path.read_bytes()
+    marker = f"editbench-marker-{n}-{time.time_ns()}"
+    cpu = cpu_of(pid)
+    start = time.perf_counter()
+    try:
+        path.write_bytes(original + f"\n{marker}\n".encode())
+        took = wait_for(url, lambda body: marker in body, start)
+        cpu = cpu_of(pid) - cpu
+    finally:
+        path.write_bytes(original)
+    wait_for(url, lambda body: "<html" in body and marker not in body, time.perf_counter())
+    return took, cpu
+
+
+def serve(root: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ}
+    env.pop("PYTHONPATH", None)
+    cmd = ["./dev", "serve", "-a", f"127.0.0.1:{port}"]
+    log = open(root / "serve.log", "wb")  # noqa: SIM115 - kept open for the server's life
+    return subprocess.Popen(cmd, cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+
+
+def measure(tmp: Path, pages: list[str], rounds: int, project: Path = ROOT) -> dict[str, Any]:
+    root = tmp / "project"
+    shutil.copytree(project, root, ignore=_not_copied)
+    (root / ".venv").symlink_to((ROOT / ".venv").resolve())
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    base = f"http://127.0.0.1:{port}"
+    server = serve(root, port)
+    times: list[float] = []
+    cpus: list[float] = []
+    per_page: dict[str, list[float]] = {p: [] for p in pages}
+    try:
+        start = time.perf_counter()
+        first = wait_for(url_of(base, pages[0]), lambda body: "<html" in body, start)
+        time.sleep(SETTLE_S)
+        for r in range(rounds):
+            for i, page in enumerate(pages):
+                took, cpu = one_edit(root, base, page, r * len(pages) + i, server.pid)
+                times.append(took)
+                cpus.append(cpu)
+                per_page[page].append(round(took, 3))
+                time.sleep(SETTLE_S)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    if not times:
+        sys.exit(f"no edit measured; the server's log:\n{(root / 'serve.log').read_text('utf-8', 'replace')[-3000:]}")
+    return {
+        "edit_to_reload_median_s": round(statistics.median(times), 3),
+        "edit_to_reload_max_s": round(max(times), 3),
+        "server_cpu_per_edit_median_s": round(statistics.median(cpus), 3),
+        "edits": len(times),
+        "first_serve_s": round(first, 3),
+        "per_page_s": per_page,
+        "load_average_1m": round(os.getloadavg()[0], 2),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--pages", type=int, default=5, help=f"how many different pages (at most {len(PAGES)})")
+    parser.add_argument("--rounds", type=int, default=1, help="edits of each page")
+    parser.add_argument("--json", type=Path, help="also write the result here")
+    parser.add_argument("--project", type=Path, default=ROOT, help="the project to serve (default: this one)")
+    args = parser.parse_args()
+    if not 1 <= args.pages <= len(PAGES):
+        sys.exit(f"--pages: expected 1 to {len(PAGES)}, got {args.pages}")
+    with tempfile.TemporaryDirectory() as tmp:
+        result = measure(Path(tmp), PAGES[: args.pages], args.rounds, args.project.resolve())
+    text = json.dumps(result, indent=2)
+    print(text)
+    if args.json:
+        args.json.write_text(text + "\n", "utf-8")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,113 @@
+"""Validation with a cache (kb/pagecache.py ProjectCache, as ``mkdocs serve`` runs it): the same
+result as without, whatever was edited; unchanged pages are not rendered again."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kb.pagecache import ProjectCache, tree_digest
+from kb.project import validate_project
+
+FRONT = "---\nreviewed: 2026-11-01\ndescription: A test page about the figure.\n---\n"
+
+
+def _result(root: Path, cache: ProjectCache | None) -> tuple:
+    project = validate_project(root, package=False, cache=cache)
+    pages = {uri: (p.rendered, sorted(p.anchors)) for uri, p in project.pages.items()}
+    return pages, [str(p) for p in project.problems]
+
+
+def _set_figure(root: Path, value: str) -> None:
+    figures = root / "docs" / "data" / "figures.yml"
+    text = figures.read_text("utf-8")
+    start = text.index("value: ")
+    end = text.index("\n", start)
+    figures.write_text(text[:start] + f"value: {value}" + text[end:], "utf-8")
+
+
+def test_a_kb_edit_reaches_every_page_that_uses_the_record(mini):
+    (mini / "docs" / "a.md").write_text(FRONT + "# A\n\n<!-- kb:figure tput -->\n", "utf-8")
+    cache = ProjectCache()
+    pages, _ = _result(mini, cache)
+    assert "25,700" in pages["a.md"][0] and "25,700" in pages["sub/page.md"][0]
+    cache.sweep()
+    _set_figure(mini, "31337")
+    pages, _ = _result(mini, cache)
+    for uri in ("a.md", "sub/page.md"):
+        assert "31,337" in pages[uri][0] and "25,700" not in pages[uri][0], uri
+    assert _result(mini, cache) == _result(mini, None)
+
+
+def test_an_unchanged_project_renders_no_page_again(mini):
+    cache = ProjectCache()
+    first = _result(mini, cache)
+    assert cache.sweep() == (0, 2)
+    assert _result(mini, cache) == first
+    assert cache.sweep() == (2, 0)
+    (mini / "docs" / "index.md").write_text(FRONT + "# Home, edited\n", "utf-8")
+    _result(mini, cache)
+    assert cache.sweep() == (1, 1)
+
+
+def test_a_folder_digest_sees_every_byte_and_never_opens_a_fifo(tmp_path):
+    (tmp_path / "a.yml").write_text("x: 1\n", "utf-8")
+    before = tree_digest(tmp_path)
+    (tmp_path / "a.yml").write_text("x: 2\n", "utf-8")
+    assert tree_digest(tmp_path) != before
+
+    os.mkfifo(tmp_path / "pipe.yml")
+    assert tree_digest(tmp_path) != before  # returns: the FIFO is never opened
+
+
+BODIES = [
+    "# T\n",
+    "# T\n\n<!-- kb:figure tput -->\n",
+    "# T\n\n## Part\n\n<!-- kb:claim dev -->\n",
+    "# T\n\n<!-- kb:nope -->\n",
+]
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["index.md", "sub/page.md"]), st.sampled_from(BODIES), st.sampled_from(["1", "2"])),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_never_stale_validation_with_the_cache_is_validation_without(mini, edits):
+    """Any sequence of page and KB edits: the cached validation reports and renders exactly what
+    a fresh one does."""
+    cache = ProjectCache()
+    for page, body, value in edits:
+        (mini / "docs" / page).write_text(FRONT + body, "utf-8")
+        _set_figure(mini, value)
+        assert _result(mini, cache) == _result(mini, None)
+        cache.sweep()
+
+
+def test_the_framework_check_is_reused_only_for_the_same_pins_and_wheels(tmp_path):
+    """The real project, its cached wheels linked in: a frameworks.pin edit reaches the result."""
+    from conftest import ROOT, copy_project
+
+    root = copy_project(tmp_path / "p")
+    (root / ".cache").mkdir()
+    (root / ".cache" / "wheels").symlink_to((ROOT / ".cache" / "wheels").resolve())
+
+    def result(cache: ProjectCache | None) -> tuple:
+        project = validate_project(root, cache=cache)
+        return [str(p) for p in project.problems], [n for n in project.notes if "framework" in n]
+
+    cache = ProjectCache()
+    first = result(cache)
+    assert result(cache) == first == result(None)
+    assert cache.checks.sweep() == (1, 1)
+    pins = root / "frameworks.pin"
+    pins.write_text(pins.read_text("utf-8").replace("accelerate==1.16.0\n", ""), "utf-8")
+    edited = result(cache)
+    assert edited == result(None) and edited != first
+    assert any("accelerate==1.16.0" in p for p in edited[0])
