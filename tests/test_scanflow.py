@@ -208,3 +208,28 @@ def test_an_import_of_a_cuda_only_module_of_the_tree_is_reported_where_it_is_imp
     assert problems == [] and got == [("model.py", 2, "must-change"), ("model.py", 10, "must-change")], got
     (first,) = [f for f in findings if f.rule == "local-cuda-module" and f.line == 2]
     assert "`ops/fused.py`: TPU604 at line 2" in first.message and first.snippet == "from ops.fused import k"
+
+
+def test_a_finished_parallel_scan_closes_its_workers_without_a_signal(tmp_path: Path, real: RuleSet, monkeypatch):
+    """A SIGTERM to idle workers at the end of a scan could leave one waiting on a lock of the task
+    queue, and the command waiting for it forever: a scan that ends normally closes the pool, and
+    only an exception or a signal terminates it."""
+    import multiprocessing.pool
+
+    from kb import scanrun
+
+    calls: list[str] = []
+    for name in ("close", "terminate"):
+        original = getattr(multiprocessing.pool.Pool, name)
+        monkeypatch.setattr(
+            multiprocessing.pool.Pool, name, lambda self, _o=original, _n=name: (calls.append(_n), _o(self))[1]
+        )
+    files = []
+    for i in range(scanrun.PARALLEL_FROM + 2):
+        (tmp_path / f"m{i}.py").write_text("import torch\ntorch.cuda.synchronize()\n")
+        files.append((str(tmp_path / f"m{i}.py"), f"m{i}.py"))
+    findings, problems = scan_all(files, real, jobs=2)
+    assert problems == [] and len(findings) == len(files) and calls == ["close"], calls
+    with pytest.raises(ZeroDivisionError), scanrun._workers(2, real):
+        raise ZeroDivisionError
+    assert calls == ["close", "terminate"], calls

@@ -399,14 +399,20 @@ def _fewer_collections() -> None:
 
 @contextmanager
 def _workers(jobs: int, rules: RuleSet) -> Iterator[Pool]:
-    """Worker processes, terminated (SIGTERM, which they turn into SystemExit so their ``finally``
-    blocks run) however the block ends: an exception or a signal in this process stops them."""
+    """Worker processes. When the block ends normally they are closed and exit on their own, with
+    no signal: twice under load a scan that had its results hung for good, its parent waiting for a
+    worker that sat on a futex after the closing SIGTERM (a lock of the task queue, most likely).
+    An exception or a signal in this process terminates them (SIGTERM, which they turn into
+    SystemExit so their ``finally`` blocks run)."""
     pool = get_context("fork").Pool(jobs, initializer=_init, initargs=(rules, os.getpid()))
     try:
         yield pool
-    finally:
+    except BaseException:
         pool.terminate()
         pool.join()
+        raise
+    pool.close()
+    pool.join()
 
 
 def _init(rules: RuleSet, parent: int) -> None:
