@@ -197,15 +197,6 @@ class Visitor:
             elif isinstance(st, (ast.If, ast.Try, ast.With)):
                 stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
-        for st in tree.body:  # ext = load(...): the name a module-level extension build binds
-            if type(st) is ast.Assign and len(st.targets) == 1 and type(st.targets[0]) is ast.Name:
-                if type(st.value) is ast.Call and self.s.resolve(st.value.func)[0] in _EXTENSION_BUILDS:
-                    self.s.extensions[id(st.value)] = st.targets[0].id
-        if "Event(" in self.s.text or "Stream(" in self.s.text or "GradScaler(" in self.s.text:
-            for node in ast.walk(tree):  # t = torch.cuda.Event(...) anywhere: the name a CUDA object is bound to
-                if type(node) is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
-                    if type(node.value) is ast.Call:
-                        self.s.extensions.setdefault(id(node.value), node.targets[0].id)
         self.s.module = Scope(tree, None)
         self.visit(tree, self.s.module, False)
         s = self.s
@@ -361,6 +352,8 @@ class Visitor:
         self.children(node, scope, loop)
 
     def formatted(self, node: ast.BinOp, scope: Scope, loop: bool) -> None:
+        if type(node.op) is ast.Mod and type(node.right) is ast.Call and ranky(node.left):
+            self.s.rank_counts.append(node.right)  # rank % torch.cuda.device_count(): a per-rank index
         if builds_cuda(node):
             self.s.detect("cuda-fstring", node)
             self.s.quiet.add(id(node.left))
@@ -370,6 +363,8 @@ class Visitor:
         """The body of ``if step % N == 0:`` runs every N steps, not every one: a host read there
         (logging the loss) is not an ``item-in-loop``."""
         self.visit(node.test, scope, loop)
+        if not node.orelse and type(node.test) is ast.Compare:
+            self.s.plain_ifs.append(node)  # one a cuda-compare may guard (kb.scanguard.soften_cuda_guards)
         every_n = _every_n(node.test)
         for st in node.body:
             self.visit(st, scope, loop and not every_n)
@@ -443,7 +438,7 @@ class Visitor:
         name = chain.rpartition(".")[2]
         rules = s.rules
         if rules.calls:
-            self.call_rules(node, path, chain)
+            self.call_rules(node, path, chain, scope)
         if rules.keywords and (node.keywords or path in POSITIONAL):
             self.keywords(node, path, chain, scope)
         if (method and name in ("to", "cuda")) or path == "torch.device":
@@ -492,15 +487,15 @@ class Visitor:
         elif path in _LIGHTNING_ENTRIES and all(k.arg not in ("accelerator", None) for k in node.keywords):
             s.detect("lightning-default-accelerator", node)  # no accelerator=, no **kwargs: "auto"
         elif path in _EXTENSION_BUILDS:
-            self.extension_build(node)
+            self.extension_build(node, scope)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
 
-    def call_rules(self, node: ast.Call, path: str | None, chain: str) -> None:
+    def call_rules(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
         for rule in s.rules.calls.match(path, chain):
             s.add(node, rule)
-            if rule.id in _CUDA_OBJECTS and (bound := s.extensions.get(id(node))) is not None:
+            if rule.id in _CUDA_OBJECTS and (bound := _bound_name(scope, node)) is not None:
                 s.imported[bound] = node  # timer = torch.cuda.Event(...): each use of timer is a place
 
     def shell_command(self, node: ast.Call) -> None:
@@ -512,7 +507,7 @@ class Visitor:
             if text.split(maxsplit=1)[:1] == ["nvidia-smi"]:
                 self.s.detect("nvidia-smi", part)
 
-    def extension_build(self, node: ast.Call) -> None:
+    def extension_build(self, node: ast.Call, scope: Scope) -> None:
         """``cpp_extension.load(sources=[... .cu])`` (a name anywhere in the sources, as in
         ``os.path.join(here, "k.cu")``), reported at the call, or ``with_cuda=True``, at the keyword: a
         CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a
@@ -528,7 +523,7 @@ class Visitor:
         ]
         if cuda or flag:
             self.s.detect("cuda-sources", node if cuda else flag[0])
-            if (name := self.s.extensions.get(id(node))) is not None:
+            if (name := _bound_name(scope, node)) is not None:
                 self.s.imported[name] = node
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
@@ -655,6 +650,14 @@ def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
     return ""
 
 
+def _bound_name(scope: Scope, call: ast.Call) -> str | None:
+    """The name ``name = call(...)`` binds in ``scope`` (looked up only for the rare calls that need it)."""
+    for name, exprs in scope.assigned.items():
+        if any(e is call for e in exprs):
+            return name
+    return None
+
+
 def _compiled(s: FileScan, call: ast.Call, scope: Scope) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     """The functions of this file a ``torch.compile(...)`` call compiles: the one it decorates
     (``@torch.compile(fullgraph=True)``) or the one it names (``torch.compile(step, ...)``)."""
@@ -685,6 +688,14 @@ def _body(s: FileScan) -> list[ast.stmt]:
     return list(node.body) if isinstance(node, ast.Module) else []
 
 
+def _spelled(st: ast.Import | ast.ImportFrom) -> str:
+    """An import statement as one line of text, from its tree (the file's lines are not split for it)."""
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in st.names)
+    if isinstance(st, ast.Import):
+        return f"import {names}"
+    return f"from {'.' * st.level}{st.module or ''} import {names}"
+
+
 def _kernels(s: FileScan) -> bool:
     """The module defines Triton kernels (a function decorated ``@triton.jit`` or ``@triton.autotune(...)``)."""
     for st in _body(s):
@@ -711,8 +722,7 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
             exact = st.level > 0
         else:
             continue
-        line, column, snippet = s.position(st)
-        out.append(Imported(tuple(m for m in modules if any(m)), exact, line, column, snippet))
+        out.append(Imported(tuple(m for m in modules if any(m)), exact, st.lineno, st.col_offset + 1, _spelled(st)))
     return tuple(out)
 
 
@@ -901,21 +911,17 @@ def _scan(
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):
         kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
-    if "if" in text:
-        kept = soften_cuda_guards(tree, kept, state.line)
-    if "device_count" in text and "%" in text:
-        kept = _rank_modulo(tree, kept, state)
+    if state.plain_ifs:
+        kept = soften_cuda_guards(state.plain_ifs, kept, state.line)
+    if state.rank_counts:
+        kept = _rank_modulo(kept, state)
     return _no_half_fixes(kept, rules), state
 
 
-def _rank_modulo(tree: ast.Module, findings: list[Finding], state: FileScan) -> list[Finding]:
+def _rank_modulo(findings: list[Finding], state: FileScan) -> list[Finding]:
     """``rank % torch.cuda.device_count()`` picks a device by rank: renaming the count to
     ``torch.accelerator`` would keep a per-rank index, so its finding is left to a person."""
-    places = {
-        state.position(node.right)[:2]
-        for node in ast.walk(tree)
-        if type(node) is ast.BinOp and type(node.op) is ast.Mod and ranky(node.left) and type(node.right) is ast.Call
-    }
+    places = {state.position(call)[:2] for call in state.rank_counts}
     return [f._replace(manual=True) if (f.line, f.column) in places else f for f in findings]
 
 

@@ -137,10 +137,13 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
             inner = [t for imp in fl.imports if (t := _first_file(tails, fl.path, imp)) in only]
             if inner:
                 only[fl.path] = f"it imports `{inner[0]}` ({only[inner[0]]})"
+    keys = {module_of(p)[-k:] for p in only for k in range(1, len(module_of(p)) + 1)}  # what may name one
     taken = {(f.path, f.line) for f in findings}
     extra: list[Finding] = []
     for fl in flows:
         for imp in () if fl.kernels else fl.imports:
+            if not any(m[:k] in keys for m in imp.modules for k in range(1, len(m) + 1)):
+                continue  # names no CUDA-only module nor a package of one: most imports
             there = _first_file(tails, fl.path, imp)
             if there not in only:
                 there = next((p for p in _packages(tails, fl.path, imp) if p in only), there)

@@ -233,7 +233,7 @@ def apply_guards(
     return sorted(set(out))
 
 
-def soften_cuda_guards(tree: ast.Module, findings: list[Finding], line: Callable[[int], str]) -> list[Finding]:
+def soften_cuda_guards(ifs: list[ast.If], findings: list[Finding], line: Callable[[int], str]) -> list[Finding]:
     """``findings`` with each ``cuda-compare`` in the test of an ``if`` made review when the test
     guards CUDA-only code and nothing else (``if device.type == "cuda": torch.cuda.synchronize()``,
     no ``else``): on a TPU the branch is skipped, which is right, so nothing breaks there; only the
@@ -244,13 +244,12 @@ def soften_cuda_guards(tree: ast.Module, findings: list[Finding], line: Callable
         return findings
     soft: set[tuple[int, int]] = set()
     lines = {f.line for f in tests}
-    for top in tree.body:
-        if not any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
+    for node in ifs:  # the `if <comparison>:` statements with no else (kb.scan)
+        if not node.test.lineno <= max(lines) or not any(
+            node.test.lineno <= n <= (node.test.end_lineno or node.test.lineno) for n in lines
+        ):
             continue
-        for node in ast.walk(top):
-            if type(node) is not ast.If or node.orelse:
-                continue
-            test = _spans([node.test])
-            if all(any(_inside(_spans([st]), ln, col, line) for ln, col in others) for st in node.body):
-                soft |= {(f.line, f.column) for f in tests if _inside(test, f.line, f.column, line)}
+        test = _spans([node.test])
+        if all(any(_inside(_spans([st]), ln, col, line) for ln, col in others) for st in node.body):
+            soft |= {(f.line, f.column) for f in tests if _inside(test, f.line, f.column, line)}
     return [f._replace(severity="review") if (f.line, f.column) in soft else f for f in findings]

@@ -175,6 +175,8 @@ class FileScan:
     pending_init: list[ast.Call] = field(default_factory=list)
     pending_load: list[ast.Call] = field(default_factory=list)
     pending_nonzero: list[ast.Call] = field(default_factory=list)
+    rank_counts: list[ast.Call] = field(default_factory=list)  # the call of each `rank % call(...)`
+    plain_ifs: list[ast.If] = field(default_factory=list)  # the `if <comparison>:` with no else
     pending_fullgraph: list[tuple[ast.Call, Scope]] = field(default_factory=list)
     decorated: dict[int, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)  # id(decorator call)
     device_tests: list[ast.expr] = field(default_factory=list)  # is_cuda, is_cpu, device.type compares (scandevtest)
@@ -199,7 +201,6 @@ class FileScan:
     # import; each use of the name is one of that finding's places, unless a finding itself
     imported: dict[str, ast.AST] = field(default_factory=dict)
     imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
-    extensions: dict[int, str] = field(default_factory=dict)  # id(load or CUDA object call) -> the name it binds
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
