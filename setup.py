@@ -1,4 +1,4 @@
-"""Packages the scanner's rules: kb/rules/ in the wheel is a copy of docs/data/migration_rules*.yml.
+"""Packages the scanner's rules: kb/scan/rules/ in the wheel is a copy of docs/data/migration_rules*.yml.
 
 Everything else is declared in pyproject.toml; this file only adds that copy to the build step.
 """
@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 class BuildWithRules(build_py):
     def run(self) -> None:
         super().run()
-        target = Path(self.build_lib) / "kb" / "rules"
+        target = Path(self.build_lib) / "kb" / "scan" / "rules"
         target.mkdir(parents=True, exist_ok=True)
         tables = sorted((HERE / "docs" / "data").glob("migration_rules*.yml"))
         if not tables:

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT / "scripts"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from gen_site import generate  # noqa: E402
-from kb.project import validate_project  # noqa: E402
-from kb.sitecheck import check_site  # noqa: E402
+from kb.mkdocs.project import validate_project  # noqa: E402
+from kb.site.sitecheck import check_site  # noqa: E402
 
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "scripts")}
 

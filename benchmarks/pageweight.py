@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from kb.printpage import PRINT_PARTS
+from kb.render.printpage import PRINT_PARTS
 
 CONTENT_LIMIT = 150_000
 PRINT_LIMIT = 1_000_000

@@ -102,7 +102,7 @@ FAULTS: tuple[Fault, ...] = (
 
 # The printable handbook (about/print.md and its parts) repeats every page's content, so every fault
 # shows there a second time: what tools say about it is neither a catch nor a false positive. The
-# same pages as kb.printpage.PRINT_PAGES (tests/test_peer_site.py holds them equal).
+# same pages as kb.render.printpage.PRINT_PAGES (tests/test_peer_site.py holds them equal).
 PRINT_PAGES = ("about/print.md", *(f"about/print/part-{n}.md" for n in range(1, 5)))
 REPEATS = frozenset(PRINT_PAGES)
 
@@ -248,7 +248,7 @@ def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7) -> Gen
         path = docs / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page_text(i, count, rng, shortcodes, urls), encoding="utf-8")
-    if published.is_file():  # every page in the nav is listed there (kb/urls.py)
+    if published.is_file():  # every page in the nav is listed there (kb/wiki/urls.py)
         with published.open("a", encoding="utf-8") as out:
             out.write("".join(f"/{name.removesuffix('.md')}/\n" for name in names))
     injected = inject(dest, names) if faulty else []

@@ -68,8 +68,8 @@ print(n)
 IN_PROCESS = """
 import json, sys, time
 from pathlib import Path
-from kb.project import built_sources, validate_project
-from kb.sitecheck import check_site
+from kb.mkdocs.project import built_sources, validate_project
+from kb.site.sitecheck import check_site
 root, site, runs = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3])
 hints = built_sources(validate_project(root, package=False).pages, True)
 times = []
@@ -82,8 +82,8 @@ print(json.dumps(times))
 VALIDATE = """
 import json, sys, time
 from pathlib import Path
-from kb.project import validate_project
-from kb.render import clear_caches
+from kb.mkdocs.project import validate_project
+from kb.render.render import clear_caches
 root, runs = Path(sys.argv[1]), int(sys.argv[2])
 times = []
 for _ in range(runs):

@@ -20,8 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import hooks as _real  # noqa: E402
 
-from kb.export import export_project  # noqa: E402
-from kb.project import validate_project  # noqa: E402
+from kb.mkdocs.export import export_project  # noqa: E402
+from kb.mkdocs.project import validate_project  # noqa: E402
 
 for _name in dir(_real):
     if _name.startswith("on_") and _name not in ("on_pre_build", "on_post_build"):

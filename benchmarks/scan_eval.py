@@ -36,8 +36,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from kb.errors import Problem  # noqa: E402
-from kb.yamlload import Located, YAMLProblem, load_file  # noqa: E402
+from kb.core.errors import Problem  # noqa: E402
+from kb.core.yamlload import Located, YAMLProblem, load_file  # noqa: E402
 
 LABELS = ("breaks", "change", "review")
 # The kinds of training code the corpus spans (issue 34): a repository's optional ``style``.

@@ -1,4 +1,4 @@
-"""Thin MkDocs adapter: each event calls the kb library (kb/build.py does the work and keeps the
+"""Thin MkDocs adapter: each event calls the kb library (kb/mkdocs/build.py does the work and keeps the
 state of a build or a serve session); a problem becomes a failed build, or under ``mkdocs serve``
 a printed report while the last good version stays served."""
 
@@ -18,11 +18,11 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
-from kb.export import export_project  # noqa: E402
-from kb.printpage import PRINT_PARTS  # noqa: E402
-from kb.publish import shown_site  # noqa: E402
-from kb.urls import built_redirects  # noqa: E402
+from kb.mkdocs.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
+from kb.mkdocs.export import export_project  # noqa: E402
+from kb.mkdocs.publish import shown_site  # noqa: E402
+from kb.render.printpage import PRINT_PARTS  # noqa: E402
+from kb.wiki.urls import built_redirects  # noqa: E402
 
 _build = Build()
 T = TypeVar("T")

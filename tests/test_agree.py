@@ -5,8 +5,8 @@ import shutil
 import pytest
 
 from conftest import ROOT
-from kb import agree
-from kb.load import load_kb
+from kb.core import agree
+from kb.core.load import load_kb
 
 ROW = '  tpu: "nothing: drop the call (each worker already owns its device, as index 0)"\n'
 OLD_SET_DEVICE = '  tpu: "`torch.accelerator.set_device_index(i)`"\n'

@@ -1,4 +1,4 @@
-"""Only known scripts run (kb/allowlist.py): every script outside the pages is the theme's own or
+"""Only known scripts run (kb/site/allowlist.py): every script outside the pages is the theme's own or
 listed with its sha256 in docs/assets/vendor/ALLOWLIST."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.allowlist import ALLOWLIST, check_scripts, read_allowlist
+from kb.site.allowlist import ALLOWLIST, check_scripts, read_allowlist
 
 SHIM = "docs/assets/vendor/iframe-worker/shim.js"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import write_tables
-from kb.load import load_kb, load_table
-from kb.render import Ctx, render_markdown
+from kb.core.load import load_kb, load_table
+from kb.render.render import Ctx, render_markdown
 
 RUN = """\
     - id: run-a

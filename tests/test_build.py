@@ -69,7 +69,7 @@ def test_the_check_never_writes_into_docs(tmp_path):
 
 def _nav_sources() -> list[str]:
     """The docs/ paths of the nav in mkdocs.yml, in order."""
-    from kb.urls import nav_pages, read_config
+    from kb.wiki.urls import nav_pages, read_config
 
     config = read_config(ROOT)
     assert config is not None
@@ -85,7 +85,7 @@ def _text(html: str) -> str:
 
 def _printed(built) -> str:
     """The parts of the printable handbook, one after the other."""
-    from kb.printpage import PARTS
+    from kb.render.printpage import PARTS
 
     return "\n".join((built / p.src_uri.removesuffix(".md") / "index.html").read_text("utf-8") for p in PARTS)
 
@@ -94,7 +94,7 @@ def _printed(built) -> str:
 def test_the_print_parts_hold_every_nav_page_once_in_nav_order(built):
     import re
 
-    from kb.printpage import PRINT_PAGES, prefix_of
+    from kb.render.printpage import PRINT_PAGES, prefix_of
 
     printed = _printed(built)
     sources = [s for s in _nav_sources() if s not in PRINT_PAGES]
@@ -115,7 +115,7 @@ def test_the_print_parts_hold_every_nav_page_once_in_nav_order(built):
 def test_every_link_inside_a_print_part_resolves_within_the_parts(built):
     import re
 
-    from kb.printpage import PARTS
+    from kb.render.printpage import PARTS
 
     ids = {}
     for part in PARTS:
@@ -138,7 +138,7 @@ def test_every_link_inside_a_print_part_resolves_within_the_parts(built):
 
 @pytest.mark.build
 def test_a_print_part_is_at_most_1_mb_and_a_content_page_at_most_150_kb(built):
-    from kb.printpage import PRINT_PAGES
+    from kb.render.printpage import PRINT_PAGES
 
     parts = {"about/print/" + p.removesuffix(".md").rsplit("/", 1)[1] for p in PRINT_PAGES if "/print/" in p}
     heavy = []
@@ -154,7 +154,7 @@ def test_a_print_part_is_at_most_1_mb_and_a_content_page_at_most_150_kb(built):
 def test_code_blocks_and_tables_survive_on_the_print_page(built):
     import re
 
-    from kb.printpage import for_paper
+    from kb.render.printpage import for_paper
 
     printed = _printed(built)
     page = (built / "migrate" / "device-code" / "index.html").read_text(encoding="utf-8")
@@ -174,7 +174,7 @@ def test_code_blocks_and_tables_survive_on_the_print_page(built):
 
 @pytest.mark.build
 def test_the_tags_index_lists_every_allowed_tag(built):
-    from kb.tags import allowed_tags
+    from kb.pages.tags import allowed_tags
 
     html = (built / "reference" / "tags" / "index.html").read_text(encoding="utf-8")
     allowed, _ = allowed_tags(ROOT)
@@ -186,8 +186,8 @@ def test_the_tags_index_lists_every_allowed_tag(built):
 def test_the_kb_export_is_published_at_the_site_root(built):
     import json
 
-    from kb.export import dumps, kb_document
-    from kb.load import load_kb
+    from kb.core.load import load_kb
+    from kb.mkdocs.export import dumps, kb_document
 
     expected = dumps(kb_document(load_kb(ROOT / "docs" / "data", ROOT), "torch-tpu==0.2.0"))
     assert (built / "kb.json").read_text(encoding="utf-8") == expected

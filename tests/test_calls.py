@@ -1,10 +1,10 @@
-"""kb.calls: the handbook's code spans, parsed and sorted by where they can be checked."""
+"""kb.pages.calls: the handbook's code spans, parsed and sorted by where they can be checked."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kb.calls import compile_arguments, env_settings, parse_span, sample_calls
+from kb.pages.calls import compile_arguments, env_settings, parse_span, sample_calls
 
 
 def one(text: str):

@@ -1,12 +1,12 @@
-"""kb.coverage.message_problems: every message the wheel prints is an error entry or an internal one."""
+"""kb.wheel.coverage.message_problems: every message the wheel prints is an error entry or an internal one."""
 
 from __future__ import annotations
 
 import textwrap
 
 from conftest import MINI_TABLES, write_tables
-from kb.coverage import message_problems
-from kb.load import load_kb
+from kb.core.load import load_kb
+from kb.wheel.coverage import message_problems
 
 INTERNAL = """\
     - id: int-split

@@ -1,4 +1,4 @@
-"""Diagrams (kb/diagrams.py): layout, escaping, the text version, and every check with its line."""
+"""Diagrams (kb/render/diagrams.py): layout, escaping, the text version, and every check with its line."""
 
 import re
 import textwrap
@@ -6,11 +6,11 @@ import textwrap
 import pytest
 
 from conftest import ROOT, write_tables
-from kb.diagrams import WIDTH, check, layout, render, words, wrap
-from kb.load import load_kb, read_kb
-from kb.render import Ctx, render_markdown
-from kb.schema import Diagram
-from kb.validate import validate_kb
+from kb.core.load import load_kb, read_kb
+from kb.core.schema import Diagram
+from kb.core.validate import validate_kb
+from kb.render.diagrams import WIDTH, check, layout, render, words, wrap
+from kb.render.render import Ctx, render_markdown
 
 GOOD = """\
     - id: flow
@@ -82,7 +82,7 @@ def test_code_and_its_punctuation_stay_together():
 
 @pytest.mark.parametrize("room", [100.0, 140.0, 250.0])
 def test_wrapped_lines_fit_their_room(room):
-    from kb.diagrams import width_of
+    from kb.render.diagrams import width_of
 
     lines = wrap("Does asynchronous execution hide where an error or `NaN` comes from, today?", 14, room, "n")
     assert all(width_of(line, 14) <= room for line in lines)

@@ -1,4 +1,4 @@
-"""The Git host settings (kb/editlinks.py) and the edit actions they give every page."""
+"""The Git host settings (kb/wiki/editlinks.py) and the edit actions they give every page."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kb.editlinks import check_edit_uri, check_environment, check_repo_url, check_site_url
+from kb.wiki.editlinks import check_edit_uri, check_environment, check_repo_url, check_site_url
 from wikisite import REPO, ROOT, SITE, build, plain_site, wiki_site
 
 GOOD_URLS = [
@@ -144,7 +144,7 @@ def test_a_bad_default_and_an_unchecked_env_setting_are_refused(tmp_path, monkey
         "mkdocs.yml:2: edit_uri (its default in mkdocs.yml) 7 reads as a number, as MkDocs parses it as YAML "
         "(expected a path such as 'edit/main/docs/' as text, or the variable unset for the default)",
         "mkdocs.yml:5: 'extra.analytics.property' is read from the environment (!ENV SITE), which nothing checks "
-        "(expected !ENV only on repo_url, edit_uri, site_url; add a check in scripts/kb/editlinks.py)",
+        "(expected !ENV only on repo_url, edit_uri, site_url; add a check in scripts/kb/wiki/editlinks.py)",
         "mkdocs.offline.yml:2: repo_url (its default in mkdocs.offline.yml) 'http://x.org/r' is not an absolute "
         "https URL of a repository (expected https://HOST/GROUP/PROJECT, without a user name, query or fragment, "
         "spaces, quotes, < > or `; unset it for a site without edit links)",

@@ -6,7 +6,7 @@ import pytest
 
 from buildtools import validate
 from conftest import copy_project
-from kb.errors import Problem, escape_text, format_problems
+from kb.core.errors import Problem, escape_text, format_problems
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ troubleshooting page inside the link to that page."""
 import textwrap
 
 from conftest import write_tables
-from kb.errortopics import TOPICS, topic_of
-from kb.load import load_kb
-from kb.render import Ctx, render_markdown
+from kb.core.load import load_kb
+from kb.render.errortopics import TOPICS, topic_of
+from kb.render.render import Ctx, render_markdown
 
 ENTRY = """\
 - id: {id}

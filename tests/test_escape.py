@@ -2,7 +2,7 @@
 
 import pytest
 
-from kb.escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_rich, md_text, number, one_line
+from kb.core.escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_rich, md_text, number, one_line
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The KB export (kb/export.py): kb.json validates against kb.schema.json and round-trips."""
+"""The KB export (kb/mkdocs/export.py): kb.json validates against kb.schema.json and round-trips."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import jsonschema
 import pytest
 
 from conftest import MINI_TABLES, ROOT, write_tables
-from kb.export import FORMAT, dumps, kb_document, kb_schema, write_export
-from kb.load import KB, load_kb
-from kb.schema import TABLES
+from kb.core.load import KB, load_kb
+from kb.core.schema import TABLES
+from kb.mkdocs.export import FORMAT, dumps, kb_document, kb_schema, write_export
 
 HOSTILE = '</script><script>alert(1)</script> "q" \\ & <!-- kb:figure x -->'
 

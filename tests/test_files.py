@@ -1,5 +1,5 @@
-"""Files under docs/, snippets/ and mkdocs.yml are checked before any is read (kb.files), and the
-pipeline (kb.project) gates rendering on a sound KB while the page checks that need no KB run."""
+"""Files under docs/, snippets/ and mkdocs.yml are checked before any is read (kb.core.files), and the
+pipeline (kb.mkdocs.project) gates rendering on a sound KB while the page checks that need no KB run."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ import pytest
 
 from buildtools import HANG_S, deadline
 from conftest import write_tables
-from kb import render
-from kb.files import check_files, scan_project
-from kb.project import validate_project
+from kb.core.files import check_files, scan_project
+from kb.mkdocs.project import validate_project
+from kb.render import render
 
 
 def problems(root: Path) -> list[str]:
@@ -263,12 +263,12 @@ def test_a_crash_outside_the_renderers_is_still_a_problem_at_its_line(mini, monk
 
 
 def test_a_crash_in_the_page_checks_is_a_problem_at_line_1(mini, monkeypatch):
-    import kb.project
+    import kb.mkdocs.project
 
     def broken(markdown):
         raise KeyError("anchors")
 
-    monkeypatch.setattr(kb.project, "page_anchors", broken)
+    monkeypatch.setattr(kb.mkdocs.project, "page_anchors", broken)
     assert validate(mini) == [
         "docs/index.md:1: the page could not be checked (KeyError: 'anchors') "
         "(expected it to work: this is a bug in scripts/kb, please report it with this page)",
@@ -323,12 +323,12 @@ def test_a_line_of_link_openers_is_cut_short_by_the_line_limit(mini):
 
 
 def test_a_crash_in_the_link_checks_is_a_problem_at_the_page_and_line(mini, monkeypatch):
-    import kb.pages
+    import kb.pages.pages
 
     def broken(target, lineno, page, by_uri, docs):
         raise IndexError("list index out of range")
 
-    monkeypatch.setattr(kb.pages, "_internal", broken)
+    monkeypatch.setattr(kb.pages.pages, "_internal", broken)
     assert validate(mini) == [
         "docs/index.md:7: the page could not be checked (IndexError: list index out of range) "
         "(expected it to work: this is a bug in scripts/kb, please report it with this page)"

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import ROOT
-from kb.scan import scan_source
-from kb.scanfix import FixError, fix_text, fixes_for
-from kb.scanrules import RuleSet, load_rules
+from kb.scan.scan import scan_source
+from kb.scan.scanfix import FixError, fix_text, fixes_for
+from kb.scan.scanrules import RuleSet, load_rules
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
-from kb.scan import scan_source
-from kb.scanfix import FixError, fix_text, fixes_for
-from kb.scanrules import load_rules
+from kb.scan.scan import scan_source
+from kb.scan.scanfix import FixError, fix_text, fixes_for
+from kb.scan.scanrules import load_rules
 
 EXAMPLES = int(os.environ.get("KB_HYPOTHESIS_EXAMPLES", "25"))
 RULES = load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
@@ -51,9 +51,9 @@ def test_a_file_is_fixed_from_the_text_it_had_or_left_with_a_message(raw, edit, 
     import contextlib
     import io
 
-    import kb.fixwrite
-    import kb.scanfix
-    import kb.scanrun
+    import kb.scan.fixwrite
+    import kb.scan.scanfix
+    import kb.scan.scanrun
     from kb.__main__ import main
 
     with tempfile.TemporaryDirectory() as folder:
@@ -65,7 +65,7 @@ def test_a_file_is_fixed_from_the_text_it_had_or_left_with_a_message(raw, edit, 
             saved.append(raw + appended)
             path.write_bytes(saved[-1])
 
-        originals = (kb.scanrun.scan_all, kb.scanfix.fix_text, kb.fixwrite.BEFORE_REPLACE)
+        originals = (kb.scan.scanrun.scan_all, kb.scan.scanfix.fix_text, kb.scan.fixwrite.BEFORE_REPLACE)
 
         def after(step, *args, **kwargs):
             out = step(*args, **kwargs)
@@ -73,17 +73,17 @@ def test_a_file_is_fixed_from_the_text_it_had_or_left_with_a_message(raw, edit, 
             return out
 
         if edit == "after scan":
-            kb.scanrun.scan_all = lambda *a, **k: after(originals[0], *a, **k)
+            kb.scan.scanrun.scan_all = lambda *a, **k: after(originals[0], *a, **k)
         elif edit == "while fixing":
-            kb.scanfix.fix_text = lambda *a, **k: after(originals[1], *a, **k)
+            kb.scan.scanfix.fix_text = lambda *a, **k: after(originals[1], *a, **k)
         elif edit == "before replace":
-            kb.fixwrite.BEFORE_REPLACE = save
+            kb.scan.fixwrite.BEFORE_REPLACE = save
         err = io.StringIO()
         try:
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
                 main(["--root", str(ROOT), "scan", "--fix", "--jobs", "1", str(path)])
         finally:
-            kb.scanrun.scan_all, kb.scanfix.fix_text, kb.fixwrite.BEFORE_REPLACE = originals
+            kb.scan.scanrun.scan_all, kb.scan.scanfix.fix_text, kb.scan.fixwrite.BEFORE_REPLACE = originals
         result, now = path.read_bytes(), saved[-1] if saved else raw
         fixed = expected_fix(raw)
         if result != now:  # written: only from the text it had, and only when nobody changed it

@@ -1,9 +1,9 @@
 """An editor's save in the instant after ``--fix``'s last check and before its rename is kept.
 
-Editors take no lock, so the save is made by a test hook (``kb.fixwrite.AFTER_CHECK``) at the
+Editors take no lock, so the save is made by a test hook (``kb.scan.fixwrite.AFTER_CHECK``) at the
 worst moment: the file has just been found unchanged and the fixed text is about to replace it.
 Both ways an editor saves are tried: writing into the file (``>>``, the same inode) and writing a
-new file renamed over it (a new inode). With the lease (kb.fixlease) the save into the file is
+new file renamed over it (a new inode). With the lease (kb.scan.fixlease) the save into the file is
 made by another process, as an editor's would be, which the kernel holds in ``open`` until the
 fix lets go; without it (the lease turned off) the save is made at once, and found by the re-check
 after the swap. Either way the user's save must be what the path holds afterwards, with a message,
@@ -37,9 +37,9 @@ with open(path, mode) as f:  # held here by the fix's lease, if it has one
 
 @pytest.fixture
 def no_lease(monkeypatch):
-    import kb.fixlease
+    import kb.scan.fixlease
 
-    monkeypatch.setattr(kb.fixlease, "ENABLED", False)
+    monkeypatch.setattr(kb.scan.fixlease, "ENABLED", False)
 
 
 def fix_here(*paths: Path) -> int:
@@ -63,7 +63,7 @@ def save_by_rename(path: Path) -> None:
 def test_without_a_lease_a_save_right_after_the_last_check_is_what_the_file_holds(
     tmp_path, monkeypatch, capsys, save, no_lease
 ):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
@@ -75,7 +75,7 @@ def test_without_a_lease_a_save_right_after_the_last_check_is_what_the_file_hold
             save(path)
             saved.append(path)
 
-    monkeypatch.setattr(kb.fixwrite, "AFTER_CHECK", hook)
+    monkeypatch.setattr(kb.scan.fixwrite, "AFTER_CHECK", hook)
     assert fix_here(script, tmp_path / "other.py") != 0
     assert saved, "the hook never ran"
     assert script.read_text() == SAVED
@@ -86,13 +86,13 @@ def test_without_a_lease_a_save_right_after_the_last_check_is_what_the_file_hold
 
 
 def test_without_renameat2_or_a_lease_a_save_into_the_file_is_put_back(tmp_path, monkeypatch, capsys, no_lease):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
     script.chmod(0o640)
-    monkeypatch.setattr(kb.fixwrite, "exchange", lambda a, b: False)
-    monkeypatch.setattr(kb.fixwrite, "AFTER_CHECK", save_in_place)
+    monkeypatch.setattr(kb.scan.fixwrite, "exchange", lambda a, b: False)
+    monkeypatch.setattr(kb.scan.fixwrite, "AFTER_CHECK", save_in_place)
     assert fix_here(script) != 0
     assert script.read_text() == SAVED and script.stat().st_mode & 0o777 == 0o640
     assert f"{script}:1: changed while writing; left as the user saved it" in capsys.readouterr().err
@@ -100,10 +100,10 @@ def test_without_renameat2_or_a_lease_a_save_into_the_file_is_put_back(tmp_path,
 
 
 def test_with_no_save_the_fix_is_made_with_either_swap(tmp_path, monkeypatch):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
-    for name, exchange in (("a.py", kb.fixwrite.exchange), ("b.py", lambda a, b: False)):
-        monkeypatch.setattr(kb.fixwrite, "exchange", exchange)
+    for name, exchange in (("a.py", kb.scan.fixwrite.exchange), ("b.py", lambda a, b: False)):
+        monkeypatch.setattr(kb.scan.fixwrite, "exchange", exchange)
         (tmp_path / name).write_text(SHIFTY)
         assert fix_here(tmp_path / name) == 0
         assert (tmp_path / name).read_text() == FIXED
@@ -111,12 +111,12 @@ def test_with_no_save_the_fix_is_made_with_either_swap(tmp_path, monkeypatch):
 
 
 def test_a_save_by_rename_while_a_hard_linked_file_is_written_in_place_is_kept(tmp_path, monkeypatch, capsys, no_lease):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
     os.link(script, tmp_path / "t2.py")  # written in place, through the inode both names share
-    monkeypatch.setattr(kb.fixwrite, "AFTER_CHECK", save_by_rename)
+    monkeypatch.setattr(kb.scan.fixwrite, "AFTER_CHECK", save_by_rename)
     assert fix_here(script) != 0
     assert script.read_text() == SAVED
     assert (tmp_path / "t2.py").read_text() == SHIFTY  # the other name: as it was, not half a change
@@ -164,14 +164,14 @@ def leases(tmp_path):
 def test_with_a_lease_an_editor_opening_the_file_right_after_the_last_check_saves_into_it(
     tmp_path, monkeypatch, capsys, swap, leases
 ):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
     savers: list[subprocess.Popen[bytes]] = []
     if swap == "rename":
-        monkeypatch.setattr(kb.fixwrite, "exchange", lambda a, b: False)
-    monkeypatch.setattr(kb.fixwrite, "AFTER_CHECK", lambda path: _open_from_another_process(path, "a", savers))
+        monkeypatch.setattr(kb.scan.fixwrite, "exchange", lambda a, b: False)
+    monkeypatch.setattr(kb.scan.fixwrite, "AFTER_CHECK", lambda path: _open_from_another_process(path, "a", savers))
     code = fix_here(script)
     (tmp_path / "go").touch()  # the editor writes now, after the fix's last look at the file
     assert [proc.wait(timeout=120) for proc in savers] == [0]
@@ -182,12 +182,12 @@ def test_with_a_lease_an_editor_opening_the_file_right_after_the_last_check_save
 
 
 def test_with_a_lease_a_process_only_reading_the_file_does_not_stop_the_fix(tmp_path, monkeypatch, leases):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
     readers: list[subprocess.Popen[bytes]] = []
-    monkeypatch.setattr(kb.fixwrite, "AFTER_CHECK", lambda path: _open_from_another_process(path, "r", readers))
+    monkeypatch.setattr(kb.scan.fixwrite, "AFTER_CHECK", lambda path: _open_from_another_process(path, "r", readers))
     assert fix_here(script) == 0
     assert [proc.wait(timeout=120) for proc in readers] == [0]
     assert script.read_text() == FIXED and sorted(p.name for p in tmp_path.iterdir()) == ["opened", "t.py"]

@@ -74,48 +74,48 @@ def append(path: Path, line: str = "saved = 1\n") -> None:
 
 
 def test_a_save_between_the_scan_and_the_fix_is_kept(tmp_path, monkeypatch, capsys):
-    import kb.scanrun
+    import kb.scan.scanrun
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
-    scan_all = kb.scanrun.scan_all
+    scan_all = kb.scan.scanrun.scan_all
 
     def scan_then_save(*args, **kwargs):
         out = scan_all(*args, **kwargs)
         script.write_text("import torch\np(12); q(1); torch.cuda.synchronize()\n")  # the user saves
         return out
 
-    monkeypatch.setattr(kb.scanrun, "scan_all", scan_then_save)
+    monkeypatch.setattr(kb.scan.scanrun, "scan_all", scan_then_save)
     assert fix_here(script) != 0
     assert script.read_text() == "import torch\np(12); q(1); torch.cuda.synchronize()\n"
     assert f"{script}:1: changed since it was scanned" in capsys.readouterr().err
 
 
 def test_a_save_while_the_fix_is_made_is_kept(tmp_path, monkeypatch, capsys):
-    import kb.scanfix
+    import kb.scan.scanfix
 
     script = tmp_path / "t.py"
     script.write_text(SHIFTY)
-    fix_text = kb.scanfix.fix_text
+    fix_text = kb.scan.scanfix.fix_text
 
     def fix_then_save(*args, **kwargs):
         out = fix_text(*args, **kwargs)
         append(script)
         return out
 
-    monkeypatch.setattr(kb.scanfix, "fix_text", fix_then_save)
+    monkeypatch.setattr(kb.scan.scanfix, "fix_text", fix_then_save)
     assert fix_here(script) != 0
     assert script.read_text() == SHIFTY + "saved = 1\n"
     assert f"{script}:1: changed while it was being fixed" in capsys.readouterr().err
 
 
 def test_a_save_just_before_the_replace_is_kept_for_in_place_and_renamed_writes(tmp_path, monkeypatch, capsys):
-    import kb.fixwrite
+    import kb.scan.fixwrite
 
     (tmp_path / "a.py").write_text(SHIFTY)
     (tmp_path / "b.py").write_text(SHIFTY)
     os.link(tmp_path / "b.py", tmp_path / "b2.py")  # written in place, through the inode
-    monkeypatch.setattr(kb.fixwrite, "BEFORE_REPLACE", append)
+    monkeypatch.setattr(kb.scan.fixwrite, "BEFORE_REPLACE", append)
     assert fix_here(tmp_path / "a.py", tmp_path / "b.py") != 0
     assert (tmp_path / "a.py").read_text() == (tmp_path / "b.py").read_text() == SHIFTY + "saved = 1\n"
     err = capsys.readouterr().err
@@ -126,8 +126,8 @@ def test_a_save_just_before_the_replace_is_kept_for_in_place_and_renamed_writes(
 SLOW_FIX = """
 import os, sys, time
 sys.path.insert(0, {scripts!r})
-import kb.scanfix, kb.scanrun
-fix_text, scan_all = kb.scanfix.fix_text, kb.scanrun.scan_all
+import kb.scan.scanfix, kb.scan.scanrun
+fix_text, scan_all = kb.scan.scanfix.fix_text, kb.scan.scanrun.scan_all
 def slow_fix(*args, **kwargs):
     out = fix_text(*args, **kwargs)
     time.sleep(0.05)  # each file takes a while
@@ -141,7 +141,7 @@ def late_scan(*args, **kwargs):
         time.sleep(0.05)
     time.sleep(float(os.environ["FIX_AFTER"]))  # one starts fixing later
     return out
-kb.scanfix.fix_text, kb.scanrun.scan_all = slow_fix, late_scan
+kb.scan.scanfix.fix_text, kb.scan.scanrun.scan_all = slow_fix, late_scan
 from kb.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -290,11 +290,11 @@ def test_a_full_disk_is_reported_for_its_file_and_the_others_are_fixed(tmp_path)
 SLOW_REPLACE = """
 import os, sys, time
 sys.path.insert(0, {scripts!r})
-import kb.fixwrite
+import kb.scan.fixwrite
 def slow(path):  # the new text is in its temp file, the swap is next: a signal now must leave none
     open(os.path.join({marks!r}, str(os.getpid())), "w").close()
     time.sleep(300)
-kb.fixwrite.AFTER_CHECK = slow
+kb.scan.fixwrite.AFTER_CHECK = slow
 from kb.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """

@@ -1,7 +1,7 @@
 """A SIGKILL never leaves ``--fix``'s temporary files behind for good, and no user file is taken
 for one: a worker killed between writing its temp file and the swap fails its file with a message
 (the command does not wait for it forever) and the command removes what it left; a run killed
-whole leaves them to the next ``--fix``, which removes only its own (``kb.fixtemp``)."""
+whole leaves them to the next ``--fix``, which removes only its own (``kb.scan.fixtemp``)."""
 
 from __future__ import annotations
 
@@ -21,11 +21,11 @@ FIXED = SHIFTY.replace("cuda", "accelerator")
 PAUSE = """
 import os, sys, time
 sys.path.insert(0, {scripts!r})
-import kb.fixwrite
+import kb.scan.fixwrite
 def pause(path):  # the fixed text is in its temp file, the swap is next
     open(os.path.join({marks!r}, str(os.getpid())), "w").close()
     time.sleep(300)
-kb.fixwrite.AFTER_CHECK = pause
+kb.scan.fixwrite.AFTER_CHECK = pause
 from kb.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """
@@ -102,9 +102,9 @@ def test_the_next_fix_removes_what_a_killed_run_left_and_nothing_of_the_users(tm
 
 
 def _swallowing_worker(ready: Path) -> None:
-    import kb.scanrun
+    import kb.scan.scanrun
 
-    signal.signal(signal.SIGTERM, kb.scanrun._exit_fixer)
+    signal.signal(signal.SIGTERM, kb.scan.scanrun._exit_fixer)
     ready.touch()
     while True:  # as the pool's own code does: any exception becomes a task's result, then it waits on
         try:

@@ -1,4 +1,4 @@
-"""kb.fwwheels: framework records are held to their own wheels, line by line."""
+"""kb.wheel.fwwheels: framework records are held to their own wheels, line by line."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import zipfile
 from pathlib import Path
 
 from conftest import MINI_TABLES, write_tables
-from kb import fwwheels
-from kb.load import load_kb
+from kb.core.load import load_kb
+from kb.wheel import fwwheels
 
 CODE = "def setup():\n    if is_torch_tpu_available():\n        device = 'tpu:0'\n    return device\n"
 SOURCE = """\

@@ -7,9 +7,9 @@ import pytest
 
 from buildtools import HANG_S, deadline
 from conftest import write_tables
-from kb.errors import KBError
-from kb.load import load_kb, load_table, read_kb
-from kb.schema import TABLES
+from kb.core.errors import KBError
+from kb.core.load import load_kb, load_table, read_kb
+from kb.core.schema import TABLES
 
 
 def problems_of(tmp_path, name, text):

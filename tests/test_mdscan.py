@@ -1,6 +1,6 @@
 """One rule for what is prose and what is code, shared by rendering and the page checks."""
 
-from kb.mdscan import code_mask, prose_lines
+from kb.core.mdscan import code_mask, prose_lines
 
 
 def mask(text: str) -> list[bool]:

@@ -7,13 +7,13 @@ import pytest
 
 from conftest import write_tables
 from fakewheel import build_wheel
-from kb.coverage import undocumented_messages
-from kb.load import load_kb
-from kb.messages import VALUE, covers, found_native, matches, python_messages, user_facing
-from kb.package import inventory
-from kb.project import validate_project
-from kb.render import Ctx, render_markdown
-from kb.wheel import read_wheel
+from kb.core.load import load_kb
+from kb.mkdocs.project import validate_project
+from kb.render.render import Ctx, render_markdown
+from kb.wheel.coverage import undocumented_messages
+from kb.wheel.messages import VALUE, covers, found_native, matches, python_messages, user_facing
+from kb.wheel.package import inventory
+from kb.wheel.wheel import read_wheel
 
 PIN = "torch-tpu==0.2.0"
 DEVICE = "torch_tpu/_internal/device/_device_module.py"

@@ -6,9 +6,9 @@ import pytest
 
 from conftest import MINI_TABLES, write_tables
 from fakewheel import build_wheel
-from kb.namecheck import Allowed, check_python_sample, check_shell_sample, constraint_problems
-from kb.project import validate_project
-from kb.wheel import read_wheel
+from kb.mkdocs.project import validate_project
+from kb.pages.namecheck import Allowed, check_python_sample, check_shell_sample, constraint_problems
+from kb.wheel.wheel import read_wheel
 
 PIN = "torch-tpu==0.2.0"
 

@@ -7,8 +7,8 @@ import pytest
 
 from buildtools import run
 from fakewheel import build_wheel
-from kb.package import PackageError, diff, inventory, load_index, read_pin
-from kb.wheel import read_wheel
+from kb.wheel.package import PackageError, diff, inventory, load_index, read_pin
+from kb.wheel.wheel import read_wheel
 
 
 @pytest.mark.parametrize(

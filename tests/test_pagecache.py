@@ -1,4 +1,4 @@
-"""Validation with a cache (kb/pagecache.py ProjectCache, as ``mkdocs serve`` runs it): the same
+"""Validation with a cache (kb/mkdocs/pagecache.py ProjectCache, as ``mkdocs serve`` runs it): the same
 result as without, whatever was edited; unchanged pages are not rendered again."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.pagecache import ProjectCache, tree_digest
-from kb.project import validate_project
+from kb.mkdocs.pagecache import ProjectCache, tree_digest
+from kb.mkdocs.project import validate_project
 
 FRONT = "---\nreviewed: 2026-11-01\ndescription: A test page about the figure.\n---\n"
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from kb.pages import split_front_matter
-from kb.project import validate_project
+from kb.mkdocs.project import validate_project
+from kb.pages.pages import split_front_matter
 
 
 def page(mini, rel, body, front=None):
@@ -235,12 +235,12 @@ def test_a_script_link_in_code_is_not_a_link(mini):
 def test_a_review_date_in_the_future_is_refused(mini, monkeypatch):
     import datetime as dt
 
-    import kb.validate
+    import kb.core.validate
 
-    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 10))
+    monkeypatch.setattr(kb.core.validate, "build_date", lambda: dt.date(2026, 11, 10))
     page(mini, "x.md", "# X\n", front="---\ntitle: X\ndescription: A page for the test.\nreviewed: 2026-11-11\n---\n\n")
     assert problems(mini) == ["docs/x.md:4: 'reviewed: 2026-11-11' is in the future (expected a date up to 2026-11-10)"]
-    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2026, 11, 11))
+    monkeypatch.setattr(kb.core.validate, "build_date", lambda: dt.date(2026, 11, 11))
     assert problems(mini) == []
 
 

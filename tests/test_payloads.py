@@ -15,12 +15,12 @@ import markdown
 import pytest
 
 from conftest import MINI_TABLES, write_tables
-from kb.errors import KBError
-from kb.load import load_kb
-from kb.pages import appendix
-from kb.render import COLUMNS, Ctx, render_markdown
-from kb.schema import TABLES
-from kb.validate import validate_kb
+from kb.core.errors import KBError
+from kb.core.load import load_kb
+from kb.core.schema import TABLES
+from kb.core.validate import validate_kb
+from kb.pages.pages import appendix
+from kb.render.render import COLUMNS, Ctx, render_markdown
 
 EXTENSIONS = [
     "abbr",

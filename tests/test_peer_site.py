@@ -14,7 +14,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from peer_site import FAULTS, generate, page_name  # noqa: E402
 
-from kb.project import validate_project  # noqa: E402
+from kb.mkdocs.project import validate_project  # noqa: E402
 
 PAGES = 70
 
@@ -85,6 +85,6 @@ def test_configs_drop_sections_and_only_the_variants_differ(projects):
 def test_the_bench_sites_leave_out_every_print_page():
     from peer_site import PRINT_PAGES as LEFT_OUT
 
-    from kb.printpage import PRINT_PAGES
+    from kb.render.printpage import PRINT_PAGES
 
     assert set(LEFT_OUT) == PRINT_PAGES

@@ -1,6 +1,6 @@
 """Theme markup fixes: applied once, exactly where expected, nothing else touched."""
 
-from kb.postprocess import fix_html
+from kb.render.postprocess import fix_html
 
 
 def test_search_dialog_gets_a_name():

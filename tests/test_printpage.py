@@ -1,11 +1,11 @@
-"""The printable handbook (kb/printpage.py): sections in order, ids prefixed, links kept inside."""
+"""The printable handbook (kb/render/printpage.py): sections in order, ids prefixed, links kept inside."""
 
 from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
 
-from kb.printpage import Section, build_print, print_html, relative_url
+from kb.render.printpage import Section, build_print, print_html, relative_url
 
 
 def attributes(html: str) -> list[tuple[str, str | None]]:
@@ -119,7 +119,7 @@ def test_distinct_pages_give_no_problem():
 
 
 def test_each_page_goes_to_the_part_of_its_longest_folder():
-    from kb.printpage import part_of
+    from kb.render.printpage import part_of
 
     assert part_of("index.md").src_uri == "about/print/part-1.md"
     assert part_of("migrate/quickstart.md").src_uri == "about/print/part-1.md"

@@ -151,7 +151,7 @@ def test_a_file_added_to_a_published_site_is_kept_and_refused_and_dotfiles_are_c
 
 
 def test_the_swap_exchanges_the_folders_or_falls_back_to_two_renames(tmp_path, monkeypatch):
-    from kb import sitedest
+    from kb.mkdocs import sitedest
 
     for exchange in (True, False):
         old, new = tmp_path / f"site{exchange}", tmp_path / f"new{exchange}"
@@ -330,7 +330,7 @@ def test_a_zip_is_replaced_only_while_it_is_publishs_own(tmp_path):
 def test_a_zip_a_killed_publish_was_writing_goes_with_the_next_one_unless_one_still_writes_it(tmp_path):
     import fcntl
 
-    from kb.zipdest import sweep_zips
+    from kb.mkdocs.zipdest import sweep_zips
 
     left, live, mine = (
         tmp_path / ".site.zip.abc123.building",

@@ -1,11 +1,11 @@
-"""The reading path (kb/readingpath.py): previous/next re-linked along extra.reading_path."""
+"""The reading path (kb/render/readingpath.py): previous/next re-linked along extra.reading_path."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from kb.errors import Problem
-from kb.readingpath import link_reading_path
+from kb.core.errors import Problem
+from kb.render.readingpath import link_reading_path
 
 CONFIG = "site_name: x\nextra:\n  reading_path:\n    - a.md\n"
 

@@ -1,6 +1,6 @@
 """Every call the handbook recommends that can run on torch 2.13 CPU runs there, and crashes fail.
 
-The spans come from the KB and the pages (scripts/kb/calls.py), never from a list written here:
+The spans come from the KB and the pages (scripts/kb/pages/calls.py), never from a list written here:
 inline code in records and pages, the scanner rules' fixes, and the torch.* calls in the samples.
 One subprocess (tests/recommended_runner.py) runs them all with a one-rank gloo process group:
 
@@ -34,11 +34,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.calls import ALIASES, Span, compile_arguments, env_settings, page_spans, record_spans, sample_calls
-from kb.package import cached_wheel, load_index
-from kb.project import Project, validate_project
-from kb.schema import EnvVar
-from kb.wheelfacts import PG_LIBRARY
+from kb.core.schema import EnvVar
+from kb.mkdocs.project import Project, validate_project
+from kb.pages.calls import ALIASES, Span, compile_arguments, env_settings, page_spans, record_spans, sample_calls
+from kb.wheel.package import cached_wheel, load_index
+from kb.wheel.wheelfacts import PG_LIBRARY
 
 pytestmark = pytest.mark.slow  # each test runs CPU PyTorch in a subprocess
 

@@ -5,8 +5,8 @@ import textwrap
 import pytest
 
 from conftest import MINI_TABLES, write_tables
-from kb.load import load_kb
-from kb.render import Ctx, abbreviations, render_markdown, text, with_unit
+from kb.core.load import load_kb
+from kb.render.render import Ctx, abbreviations, render_markdown, text, with_unit
 
 
 @pytest.fixture
@@ -144,7 +144,7 @@ def test_number_formatting():
 
 
 def test_banner_goes_under_the_title(kb):
-    from kb.render import banner, with_banner
+    from kb.render.render import banner, with_banner
 
     note = banner({"reviewed": "2026-11-01", "applies_to": "torch-tpu 0.2.0"}, Ctx(kb, "index.md"))
     assert (
@@ -238,7 +238,7 @@ def test_undocumented_lists_what_the_inventory_has_and_no_record_states(tmp_path
 def test_chart_leaves_room_for_the_longest_value_label():
     import re
 
-    from kb.charts import _CHAR_W, _W, bar_chart
+    from kb.render.charts import _CHAR_W, _W, bar_chart
 
     svg = bar_chart("T", [("a", 100.0, "25,700 tokens/s (reported)"), ("b", 50.0, "x")])
     right = max(float(x) + float(w) for x, w in re.findall(r'<rect x="([\d.]+)" y="\d+" width="([\d.]+)"', svg))
@@ -246,7 +246,7 @@ def test_chart_leaves_room_for_the_longest_value_label():
 
 
 def test_a_renderer_that_fails_is_a_problem_at_the_shortcode_line(kb, monkeypatch):
-    import kb.render as render_module
+    import kb.render.render as render_module
 
     def broken(ctx, pos, kw):
         raise KeyError("ghost")

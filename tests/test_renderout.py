@@ -1,6 +1,6 @@
 """``python -m kb render --out DIR``: plain MkDocs, with no hook, builds the rendered folder into the
-same pages as a build with the hook (main content compared; kb/postprocess.py's theme fixes and
-kb/slim.py's lighter markup apply to both, as they are the hook's post-processing of the built HTML)."""
+same pages as a build with the hook (main content compared; kb/render/postprocess.py's theme fixes and
+kb/render/slim.py's lighter markup apply to both, as they are the hook's post-processing of the built HTML)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import sys
 import pytest
 
 from conftest import ROOT
-from kb.postprocess import fix_html
-from kb.renderout import plain_config
-from kb.slim import slim_html
+from kb.mkdocs.renderout import plain_config
+from kb.render.postprocess import fix_html
+from kb.render.slim import slim_html
 from wikisite import plain_site
 
 ARTICLE = re.compile(r'<article class="md-content__inner md-typeset">(.*?)</article>', re.S)

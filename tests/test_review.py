@@ -1,4 +1,4 @@
-"""The review queue (kb/review.py): each reason, the command line's exit codes, and the page."""
+"""The review queue (kb/wiki/review.py): each reason, the command line's exit codes, and the page."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import pytest
 
 from conftest import MINI_TABLES, write_tables
 from kb.__main__ import main
-from kb.load import load_kb
-from kb.pages import Page, split_front_matter
-from kb.project import validate_project
-from kb.render import Ctx, render_markdown, review_note
-from kb.review import Due, Queue, Release, build_today, make_queue, page_sources, release_of, review_queue
+from kb.core.load import load_kb
+from kb.mkdocs.project import validate_project
+from kb.pages.pages import Page, split_front_matter
+from kb.render.render import Ctx, render_markdown, review_note
+from kb.wiki.review import Due, Queue, Release, build_today, make_queue, page_sources, release_of, review_queue
 
 D = dt.date.fromisoformat
 RELEASE_SOURCE = """\
@@ -260,7 +260,7 @@ def test_the_built_site_shows_the_note_and_the_queue():
     html = (site / "migrate" / "quickstart" / "index.html").read_text(encoding="utf-8")
     title, note = html.index("<h1"), html.index('<p class="admonition-title">This page may be out of date</p>')
     assert title < note < html.index("</article>")
-    assert "Last reviewed 2026-11-" in html and "days ago (expected within 90 days)" in html  # kb/slim.py
+    assert "Last reviewed 2026-11-" in html and "days ago (expected within 90 days)" in html  # kb/render/slim.py
     queue = (site / "about" / "review-queue" / "index.html").read_text(encoding="utf-8")
     plain = re.sub(r'<span class="kb-tok">|</span>|<wbr>', "", queue)  # code in cells is cut into pieces
     assert 'href="../../migrate/quickstart/"' in queue and "docs/data/claims.yml:" in plain

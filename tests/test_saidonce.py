@@ -1,11 +1,11 @@
-"""Said once (kb/saidonce.py): a run of more than 40 words typed on two pages fails, at its line."""
+"""Said once (kb/pages/saidonce.py): a run of more than 40 words typed on two pages fails, at its line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kb.errors import Problem
-from kb.saidonce import check_said_once, paragraphs
+from kb.core.errors import Problem
+from kb.pages.saidonce import check_said_once, paragraphs
 
 ROOT = Path(__file__).resolve().parents[1]
 # 45 words, none of them code.
@@ -70,7 +70,7 @@ def test_a_list_item_is_a_paragraph_of_its_own():
 
 
 def test_the_handbook_says_each_paragraph_once():
-    from kb.project import validate_project
+    from kb.mkdocs.project import validate_project
 
     project = validate_project(ROOT, package=False)
     said_twice = [p for p in project.problems if "repeats more than 40 words" in p.message]

@@ -17,9 +17,9 @@ import pytest
 
 from conftest import ROOT, scan_cli
 from kb.__main__ import main
-from kb.errors import KBError
-from kb.scan import scan_file, scan_source
-from kb.scanrules import PathPattern, RuleSet, ScanRule, SiteBase, load_rules, page_link
+from kb.core.errors import KBError
+from kb.scan.scan import scan_file, scan_source
+from kb.scan.scanrules import PathPattern, RuleSet, ScanRule, SiteBase, load_rules, page_link
 
 SAMPLE = ROOT / "tests" / "scan_sample"
 RULES = ROOT / "tests" / "scan_rules.yml"

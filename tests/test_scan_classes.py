@@ -14,10 +14,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.scan import scan_source, silenced
-from kb.scanfix import fix_text, fixes_for
-from kb.scanreport import concise_report, json_report, safe, sarif_report
-from kb.scanrules import RuleSet, load_rules
+from kb.scan.scan import scan_source, silenced
+from kb.scan.scanfix import fix_text, fixes_for
+from kb.scan.scanreport import concise_report, json_report, safe, sarif_report
+from kb.scan.scanrules import RuleSet, load_rules
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
 
@@ -154,7 +154,7 @@ CLASSES = [
         "from torch.nn.attention.flex_attention import flex_attention\ny = flex_attention(q, k, v)\n",
         "flex-attention-call",
     ),
-    # device tests written the other way round (kb.scandevtest)
+    # device tests written the other way round (kb.scan.scandevtest)
     (
         'import torch\ndef f(x):\n    if x.device.type == "cpu":\n        return x * 2\n    return ext.forward_cuda(x)\n',
         "cpu-else-cuda",

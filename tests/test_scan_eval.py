@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import scan_eval as se  # noqa: E402
 
-from kb.yamlload import parse  # noqa: E402
+from kb.core.yamlload import parse  # noqa: E402
 
 COMMIT = "a" * 40
 

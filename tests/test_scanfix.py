@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.scan import scan_source
-from kb.scanfix import FixError, fix_text, fixes_for
-from kb.scanrules import RuleSet, load_rules
+from kb.scan.scan import scan_source
+from kb.scan.scanfix import FixError, fix_text, fixes_for
+from kb.scan.scanrules import RuleSet, load_rules
 
 SAMPLE = ROOT / "tests" / "scan_fix" / "train_ddp.py"
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
@@ -241,7 +241,7 @@ def test_the_legacy_tensor_types_fail_on_a_cpu_and_the_advice_runs(real):
     import torch
 
     assert "cuda-tensor-type" in {r.pattern for r in real.rules if r.kind == "detector"}
-    from kb.scan import _TENSOR_TYPES
+    from kb.scan.scan import _TENSOR_TYPES
 
     assert _TENSOR_TYPES == {f"torch.cuda.{n}" for n in dir(torch.cuda) if n.endswith("Tensor")}
     x = torch.zeros(2)

@@ -1,4 +1,4 @@
-"""kb.scanflow: a device value written in one scanned file and used in another (mirrors scripts/kb/scanflow.py)."""
+"""kb.scan.scanflow: a device value written in one scanned file and used in another (mirrors scripts/kb/scan/scanflow.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.scanflow import Called, Export, Flows, Passed, Returned, join, module_of, relative
-from kb.scannames import Finding
-from kb.scanreport import json_report, sarif_report, text_report
-from kb.scanrules import RuleSet, load_rules
-from kb.scanrun import scan_all
+from kb.scan.scanflow import Called, Export, Flows, Passed, Returned, join, module_of, relative
+from kb.scan.scannames import Finding
+from kb.scan.scanreport import json_report, sarif_report, text_report
+from kb.scan.scanrules import RuleSet, load_rules
+from kb.scan.scanrun import scan_all
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +216,7 @@ def test_a_finished_parallel_scan_closes_its_workers_without_a_signal(tmp_path: 
     only an exception or a signal terminates it."""
     import multiprocessing.pool
 
-    from kb import scanrun
+    from kb.scan import scanrun
 
     calls: list[str] = []
     for name in ("close", "terminate"):

@@ -1,4 +1,4 @@
-"""kb.scanguard: a torch.cuda.is_available() that only lets CUDA-only code run is reported as a
+"""kb.scan.scanguard: a torch.cuda.is_available() that only lets CUDA-only code run is reported as a
 guard (review, no fix), because rewriting it would let that code run, and raise, on a TPU host."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import textwrap
 import pytest
 
 from conftest import ROOT
-from kb.scan import scan_source
-from kb.scanfix import fix_text, fixes_for
-from kb.scanrules import RuleSet, load_rules
+from kb.scan.scan import scan_source
+from kb.scan.scanfix import fix_text, fixes_for
+from kb.scan.scanrules import RuleSet, load_rules
 
 CAPABILITY = "torch.cuda.get_device_capability()"  # must-change, and no fix rewrites it
 

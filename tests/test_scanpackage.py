@@ -38,8 +38,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with zipfile.ZipFile(wheel) as z:
         names = z.namelist()
         entry = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
-    assert "kb/rules/migration_rules.yml" in names
-    assert "torchtpu-scan = kb.scanrun:main" in entry
+    assert "kb/scan/rules/migration_rules.yml" in names
+    assert "torchtpu-scan = kb.scan.scanrun:main" in entry
     target = tmp_path_factory.mktemp("site-packages")
     install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(target), str(wheel)],
@@ -55,7 +55,14 @@ def test_the_installed_command_scans_with_its_packaged_rules(installed, tmp_path
     (tmp_path / "train.py").write_text("import torch\ntorch.cuda.synchronize()\n")
     (tmp_path / "pyproject.toml").write_text('[tool.torchtpu-scan]\nsite-url = "https://wiki.example.com/tpu/"\n')
     run = subprocess.run(
-        [sys.executable, "-c", "import sys; from kb.scanrun import main; sys.exit(main())", "--format", "json", "."],
+        [
+            sys.executable,
+            "-c",
+            "import sys; from kb.scan.scanrun import main; sys.exit(main())",
+            "--format",
+            "json",
+            ".",
+        ],
         cwd=tmp_path,
         env={"PYTHONPATH": str(installed), "PATH": "/usr/bin:/bin"},
         capture_output=True,

@@ -1,4 +1,4 @@
-"""The scanner's file walk (kb.scanwalk) and its ignore patterns (kb.globmatch).
+"""The scanner's file walk (kb.scan.scanwalk) and its ignore patterns (kb.scan.globmatch).
 
 git itself is the reference for the patterns: a tree is laid out in a fresh repository and the walk
 must keep exactly the ``.py`` files that ``git ls-files --others --exclude-standard`` keeps (fixed
@@ -20,8 +20,8 @@ import pytest
 
 from buildtools import HANG_S
 from conftest import ROOT, scan_cli
-from kb.globmatch import PatternError, PatternSet, parse
-from kb.scanwalk import UsageError, collect, shown_text
+from kb.scan.globmatch import PatternError, PatternSet, parse
+from kb.scan.scanwalk import UsageError, collect, shown_text
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # no core.excludesFile

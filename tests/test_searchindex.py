@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.searchindex import TEASER, WORDS, SearchIndexError, compact_file, compact_index, split_text, stop_words
+from kb.render.searchindex import TEASER, WORDS, SearchIndexError, compact_file, compact_index, split_text, stop_words
 
 # mkdocs.yml's separator (the test holds the code to it, not to the file's current value)
 SEPARATOR = r"""[\s\u200b\-_,:;!?=\[\]()"`/'’|\\{}#$%*@~^–—…·×]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])"""
@@ -113,7 +113,7 @@ def test_compact_file_rewrites_in_place_and_reports_sizes(tmp_path):
 def test_the_printable_copy_drops_the_search_attributes():
     from types import SimpleNamespace
 
-    from kb.build import print_sections
+    from kb.mkdocs.build import print_sections
 
     page = SimpleNamespace(
         file=SimpleNamespace(src_uri="a.md"),

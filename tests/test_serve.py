@@ -185,19 +185,19 @@ def test_a_page_deleted_or_created_mid_build_keeps_the_last_good_site_answering(
 
 def test_a_site_check_a_newer_build_overtook_ends_quietly_and_a_current_one_is_one_line(tmp_path, monkeypatch, capsys):
     """Under serve the check reads the site in the background while the next rebuild may rewrite
-    it (seen as an IndexError in kb.sitecheck); that must never print a thread's traceback."""
-    import kb.build
-    import kb.sitecheck
+    it (seen as an IndexError in kb.site.sitecheck); that must never print a thread's traceback."""
+    import kb.mkdocs.build
+    import kb.site.sitecheck
 
     def overtaken(*args, **kwargs):
         build.generation += 1  # the next rebuild starts while the check reads the site
         raise IndexError("list index out of range")
 
-    build = kb.build.Build(serving=True)
+    build = kb.mkdocs.build.Build(serving=True)
     build.project = types.SimpleNamespace(pages=[])
-    monkeypatch.setattr(kb.build, "built_sources", lambda pages, urls: {})
+    monkeypatch.setattr(kb.mkdocs.build, "built_sources", lambda pages, urls: {})
     for raising in (overtaken, lambda *a, **k: [][0]):
-        monkeypatch.setattr(kb.sitecheck, "check_site", raising)
+        monkeypatch.setattr(kb.site.sitecheck, "check_site", raising)
         build.check_site(tmp_path, "site", True, {}, "/", print)
         for thread in [t for t in threading.enumerate() if t.name == "kb-check-site"]:
             thread.join(timeout=60)
@@ -209,7 +209,7 @@ def test_a_site_check_a_newer_build_overtook_ends_quietly_and_a_current_one_is_o
 
 @pytest.mark.build
 def test_an_edit_that_breaks_a_link_into_it_from_an_unchanged_page_is_reported(tmp_path):
-    """The unchanged page's conversion is reused under serve (kb/servecache.py); its link into
+    """The unchanged page's conversion is reused under serve (kb/mkdocs/servecache.py); its link into
     the edited page is still checked against the page as edited."""
     root = copy_project(tmp_path / "p")
     server, log, base = _serve(root, tmp_path)

@@ -1,4 +1,4 @@
-"""The serve-time page cache (kb/pagecache.py, kb/servecache.py): an unchanged page is reused, a
+"""The serve-time page cache (kb/mkdocs/pagecache.py, kb/mkdocs/servecache.py): an unchanged page is reused, a
 page whose inputs changed never is. MkDocs' own Files and Page objects, as a rebuild makes them."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from mkdocs.config import load_config
 from mkdocs.structure.files import get_files
 from mkdocs.structure.pages import Page
 
-from kb.build import Build, finish, page_markdown, printable
-from kb.pagecache import Memo, digest
-from kb.project import validate_project
-from kb.servecache import ServeCache
+from kb.mkdocs.build import Build, finish, page_markdown, printable
+from kb.mkdocs.pagecache import Memo, digest
+from kb.mkdocs.project import validate_project
+from kb.mkdocs.servecache import ServeCache
 
 CONFIG = """\
 site_name: T
@@ -204,7 +204,7 @@ def test_the_print_page_and_the_html_fixes_are_reused_only_for_the_same_pages():
 def test_a_template_is_compiled_once_and_again_when_it_changes():
     import jinja2
 
-    from kb.servecache import TemplateCode
+    from kb.mkdocs.servecache import TemplateCode
 
     class Counted(TemplateCode):
         dumps = 0

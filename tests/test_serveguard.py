@@ -1,11 +1,11 @@
-"""kb/serveguard.py: a failed rebuild puts the last good site back, also when the copy of that
+"""kb/mkdocs/serveguard.py: a failed rebuild puts the last good site back, also when the copy of that
 site is still being made beside the server when the next rebuild starts."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from kb.serveguard import LastGood
+from kb.mkdocs.serveguard import LastGood
 
 
 def test_a_failed_rebuild_restores_the_last_good_site(tmp_path):

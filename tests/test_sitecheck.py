@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from kb import sitecheck
-from kb.sitecheck import check_site
+from kb.site import sitecheck
+from kb.site.sitecheck import check_site
 
 
 def site(tmp_path, files):
@@ -134,7 +134,7 @@ def test_link_outside_the_site(tmp_path):
 
 def test_the_theme_scripts_the_check_allows_are_the_ones_material_emits():
     # Outside the article, an inline script must be one of Material's, known by hash. After a theme
-    # upgrade this fails until THEME_SCRIPTS in kb/sitecheck.py lists the new scripts' hashes.
+    # upgrade this fails until THEME_SCRIPTS in kb/site/sitecheck.py lists the new scripts' hashes.
     material = pytest.importorskip("material")
     templates = Path(material.__file__).parent / "templates" / "partials" / "javascripts"
     scripts = [

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from buildtools import HANG_S
-from kb import sitecheck
-from kb.sitecheck import check_site
+from kb.site import sitecheck
+from kb.site.sitecheck import check_site
 
 # Material's own inline scripts, as it emits them (partials/javascripts/base.html and content.html).
 SCOPE = (

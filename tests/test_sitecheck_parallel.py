@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb import sitecheck
-from kb.sitecheck import check_site
-from kb.sitedoc import Page, read_css
-from kb.siteurl import foreign
+from kb.site import sitecheck
+from kb.site.sitecheck import check_site
+from kb.site.sitedoc import Page, read_css
+from kb.site.siteurl import foreign
 
 CUT = '<li class="md-nav__item">'
 # Material-shaped fragments and hostile ones: a start tag hidden in a comment, an attribute value,
@@ -127,7 +127,7 @@ def test_the_check_site_command_does_not_import_the_knowledge_base(tmp_path):
     code = (
         "import sys, runpy; sys.argv = ['kb', '--root', sys.argv[1], 'check-site', sys.argv[2]]\n"
         "try:\n    runpy.run_module('kb', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-        "print(sorted(m for m in ('pydantic', 'kb.schema', 'kb.scan', 'kb.package') if m in sys.modules))"
+        "print(sorted(m for m in ('pydantic', 'kb.core.schema', 'kb.scan.scan', 'kb.wheel.package') if m in sys.modules))"
     )
     scripts = str(Path(__file__).resolve().parents[1] / "scripts")
     env = {**os.environ, "PYTHONPATH": scripts}
@@ -140,7 +140,7 @@ def test_the_check_site_command_does_not_import_the_knowledge_base(tmp_path):
 
 def test_the_theme_stylesheets_skipped_by_hash_are_materials_and_hold_no_foreign_url():
     # A stylesheet whose bytes are Material's own is not read (tinycss2 is slow over main.css). After
-    # a theme upgrade this fails until THEME_STYLES in kb/sitecheck.py lists the new hashes.
+    # a theme upgrade this fails until THEME_STYLES in kb/site/sitecheck.py lists the new hashes.
     material = pytest.importorskip("material")
     folder = Path(material.__file__).parent / "templates" / "assets" / "stylesheets"
     styles = sorted(folder.glob("*.css"))

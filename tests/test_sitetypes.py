@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kb.sitetypes import document_types
+from kb.site.sitetypes import document_types
 from test_sitecheck_hostile import page, run
 
 SVG_SCRIPT = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'

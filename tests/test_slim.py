@@ -1,6 +1,6 @@
 """Lighter markup: the same text and styles in fewer bytes, nothing else touched."""
 
-from kb.slim import slim_html
+from kb.render.slim import slim_html
 
 
 def test_name_and_whitespace_spans_in_a_code_block_are_unwrapped():

@@ -1,4 +1,4 @@
-"""Page tags (kb/tags.py): declared once in mkdocs.yml, every page's tags checked with its line."""
+"""Page tags (kb/pages/tags.py): declared once in mkdocs.yml, every page's tags checked with its line."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.project import validate_project
-from kb.tags import allowed_tags
+from kb.mkdocs.project import validate_project
+from kb.pages.tags import allowed_tags
 
 CONFIG = """\
 site_name: Mini
@@ -87,7 +87,7 @@ def test_an_allow_list_entry_with_markup_is_reported(mini):
 
 
 def test_the_real_site_declares_task_and_area_tags_and_tags_every_page():
-    from kb.printpage import PRINT_PAGES
+    from kb.render.printpage import PRINT_PAGES
 
     allowed, problems = allowed_tags(ROOT)
     assert problems == []

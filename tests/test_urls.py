@@ -1,4 +1,4 @@
-"""Stable URLs (kb/urls.py): the redirect map, the published-URL list and the redirect stubs."""
+"""Stable URLs (kb/wiki/urls.py): the redirect map, the published-URL list and the redirect stubs."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.urls import check_urls, project_redirects, redirect_pages, url_of
+from kb.wiki.urls import check_urls, project_redirects, redirect_pages, url_of
 
 PAGES = {"index.md": {"home"}, "a/new.md": {"new", "part"}, "a/index.md": {"a"}}
 SHOWN = {uri: f"docs/{uri}" for uri in PAGES}

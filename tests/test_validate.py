@@ -6,9 +6,9 @@ import textwrap
 import pytest
 
 from conftest import MINI_TABLES, write_tables
-from kb.errors import KBError
-from kb.load import load_kb
-from kb.validate import validate_kb
+from kb.core.errors import KBError
+from kb.core.load import load_kb
+from kb.core.validate import validate_kb
 
 TODAY = dt.date(2026, 11, 29)
 
@@ -259,13 +259,13 @@ def test_today_itself_and_this_month_are_not_the_future(tmp_path):
 
 def test_the_build_date_is_the_clock_not_a_constant(tmp_path, monkeypatch):
     """The clock is faked: the same row passes on one day and fails the day before its date."""
-    import kb.validate
+    import kb.core.validate
 
     data = write_tables(tmp_path / "docs" / "data", **with_value("verified: 2026-11-01", "verified: 2030-05-05"))
     kb_ = load_kb(data, shown_root=tmp_path)
-    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2030, 5, 5))
+    monkeypatch.setattr(kb.core.validate, "build_date", lambda: dt.date(2030, 5, 5))
     assert validate_kb(kb_) == []
-    monkeypatch.setattr(kb.validate, "build_date", lambda: dt.date(2030, 5, 4))
+    monkeypatch.setattr(kb.core.validate, "build_date", lambda: dt.date(2030, 5, 4))
     assert [p.message for p in validate_kb(kb_)] == [
         "figures[0].verified: 2030-05-05 is in the future (expected a date up to 2030-05-04)"
     ]

@@ -19,7 +19,7 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from kb.package import cached_wheel
+from kb.wheel.package import cached_wheel
 
 PAGE = ROOT / "docs" / "migrate" / "troubleshooting.md"
 SNIPPET = ROOT / "snippets" / "warnings" / "filter_warnings.py"

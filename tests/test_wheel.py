@@ -3,7 +3,7 @@
 import pytest
 
 from fakewheel import build_wheel
-from kb.wheel import WheelError, read_wheel
+from kb.wheel.wheel import WheelError, read_wheel
 
 
 @pytest.fixture

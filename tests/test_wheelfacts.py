@@ -1,4 +1,4 @@
-"""kb.wheelfacts: what the wheel's backend code decides, and the claims held to it."""
+"""kb.wheel.wheelfacts: what the wheel's backend code decides, and the claims held to it."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT, write_tables
-from kb.load import load_kb
-from kb.package import cached_wheel, load_index
-from kb.wheel import WheelIndex
-from kb.wheelfacts import (
+from kb.core.load import load_kb
+from kb.wheel.package import cached_wheel, load_index
+from kb.wheel.wheel import WheelIndex
+from kb.wheel.wheelfacts import (
     BACKEND_FILE,
     FACT_RECORDS,
     PG_LIBRARY,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from buildtools import HANG_S, deadline
-from kb.yamlload import LIMITS, ConfigLoader, YAMLProblem, load_file, parse
+from kb.core.yamlload import LIMITS, ConfigLoader, YAMLProblem, load_file, parse
 
 SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
 
@@ -72,7 +72,7 @@ def test_merge_keys_are_refused():
 
 
 def test_mkdocs_config_tags_read_as_text():
-    from kb.yamlload import ConfigLoader
+    from kb.core.yamlload import ConfigLoader
 
     doc = parse("a: !ENV [X, 1]\nb: !!python/name:material.extensions.emoji.twemoji\n", "mkdocs.yml", ConfigLoader)
     assert doc.data == {"a": ["X", 1], "b": "tag:yaml.org,2002:python/name:material.extensions.emoji.twemoji "}
@@ -111,7 +111,7 @@ def test_100000_levels_fail_fast_in_a_separate_process(tmp_path, opener, closer)
     path = tmp_path / "deep.yml"
     path.write_text(opener * 100_000 + "1" + closer * 100_000, encoding="utf-8")
     code = (
-        "import sys, time; from pathlib import Path; from kb.yamlload import load_file, YAMLProblem\n"
+        "import sys, time; from pathlib import Path; from kb.core.yamlload import load_file, YAMLProblem\n"
         "start = time.perf_counter()\n"
         "try:\n    load_file(Path(sys.argv[1]), 'deep.yml')\nexcept YAMLProblem as exc:\n    print(exc)\n"
         "print(f'{time.perf_counter() - start:.3f}')\n"
@@ -298,7 +298,7 @@ def test_a_leading_byte_order_mark_and_plain_unicode_are_fine(tmp_path):
 
 
 def test_every_control_format_and_separator_character_is_forbidden():
-    from kb.yamlload import FORBIDDEN
+    from kb.core.yamlload import FORBIDDEN
 
     for code in range(0x110000):
         ch = chr(code)

@@ -13,29 +13,41 @@ from pathlib import Path
 # Each command: its help, and where its ``add_arguments`` (or none) and ``run`` are, as
 # ``module:function``. A command's module is imported only when that command runs.
 COMMANDS = {
-    "validate": ("check the KB tables and every page (links, shortcodes, front matter, URLs)", "", "commands:validate"),
+    "validate": (
+        "check the KB tables and every page (links, shortcodes, front matter, URLs)",
+        "",
+        "cli.commands:validate",
+    ),
     "check-site": (
         "check a built site: links, anchors, assets, external loads",
-        "commands:add_check_site",
-        "commands:check_site",
+        "cli.commands:add_check_site",
+        "cli.commands:check_site",
     ),
     "check-wheel": (
         "hold every name, env var, locator and version range to the pinned wheel",
-        "wheelcmd:add_arguments",
-        "wheelcmd:run",
+        "cli.wheelcmd:add_arguments",
+        "cli.wheelcmd:run",
     ),
-    "scan": ("list what in Python code ties it to CUDA, NCCL or PyTorch-XLA", "scanrun:add_arguments", "scanrun:run"),
+    "scan": (
+        "list what in Python code ties it to CUDA, NCCL or PyTorch-XLA",
+        "scan.scanrun:add_arguments",
+        "scan.scanrun:run",
+    ),
     "review": (
         "list the pages and records due for review, and why (exit 1 when any is due)",
-        "reviewcmd:add_arguments",
-        "reviewcmd:run",
+        "cli.reviewcmd:add_arguments",
+        "cli.reviewcmd:run",
     ),
     "publish": (
         "build the site beside DIR and replace DIR only when every check passed",
-        "publish:add_arguments",
-        "publish:run",
+        "mkdocs.publish:add_arguments",
+        "mkdocs.publish:run",
     ),
-    "render": ("write the pages rendered, for plain MkDocs, into DIR", "commands:add_render", "commands:render"),
+    "render": (
+        "write the pages rendered, for plain MkDocs, into DIR",
+        "cli.commands:add_render",
+        "cli.commands:render",
+    ),
 }
 
 

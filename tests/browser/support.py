@@ -128,7 +128,7 @@ def page_paths(site: Path) -> list[str]:
 
 def redirect_paths(site: Path) -> list[str]:
     """The redirect stubs mkdocs-redirects wrote into ``site`` (from mkdocs.yml's redirect map)."""
-    from kb.urls import project_redirects, redirect_pages
+    from kb.wiki.urls import project_redirects, redirect_pages
 
     maps = project_redirects(ROOT)
     stubs = [*redirect_pages(maps, True), *redirect_pages(maps, False)]  # served site, file:// bundle

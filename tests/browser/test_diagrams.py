@@ -1,4 +1,4 @@
-"""The diagrams (docs/data/diagrams.yml, drawn by kb/diagrams.py) in Chromium: each page that has
+"""The diagrams (docs/data/diagrams.yml, drawn by kb/render/diagrams.py) in Chromium: each page that has
 one renders it with no console error and no request to another origin, in light and dark, on a
 desktop and a phone, in print and from the file:// bundle. Screenshots of every diagram go to
 test-artifacts/screenshots/diagrams/ (look at them after a change to a diagram or to kb.css)."""

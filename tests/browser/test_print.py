@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from kb.printpage import PARTS
+from kb.render.printpage import PARTS
 
 from .support import HANG_MS, report, write_artifact
 

@@ -1,5 +1,5 @@
 """Search is ready soon after a page becomes interactive, on every page, served or offline: the
-index is small (kb/searchindex.py), and the time from DOMContentLoaded to the first results of a
+index is small (kb/render/searchindex.py), and the time from DOMContentLoaded to the first results of a
 query typed at once is measured at 1280 and 390 px. The handbook's search worker rewrites what
 readers paste (docs/assets/javascripts/search-worker.js): its rewrite is checked here too."""
 

@@ -1,0 +1,1 @@
+"""The small commands of python -m kb (validate, check-site, review, check-wheel)."""

@@ -1,0 +1,110 @@
+"""Work on a page kept across the rebuilds of one ``mkdocs serve``, keyed by a digest of every
+input the work reads, so that a page nobody touched costs nothing to rebuild and a cached result
+is never stale: a changed input is a different key.
+
+The keys are built by the caller from the inputs themselves (the page's final Markdown, which
+holds every KB record its shortcodes render, the site's file list, mkdocs.yml, the snippets), never
+from timestamps. After each build ``sweep`` drops what that build did not use, so the cache holds
+one site's worth of entries. Nothing is cached for ``mkdocs build``: it always does all the work.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import stat
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+if TYPE_CHECKING:
+    from ..core.errors import Problem
+    from ..core.load import KB
+
+T = TypeVar("T")
+
+
+def digest(parts: Iterable[str | bytes]) -> str:
+    """A digest of ``parts`` in order; the lengths are hashed too, so no two splits of the same
+    text collide (``("ab", "c")`` and ``("a", "bc")`` differ)."""
+    h = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass") if isinstance(part, str) else part
+        h.update(b"%d:" % len(data))
+        h.update(data)
+    return h.hexdigest()
+
+
+MAX_READ = 8_000_000  # larger files, links and special files are told apart by their lstat only
+
+
+def tree_digest(folder: Path) -> str:
+    """A digest of everything under ``folder``: the relative path and bytes of each regular file
+    (never opening a link, a FIFO or a file past ``MAX_READ``, which the file scan reports)."""
+    if not folder.is_dir():
+        return digest(["absent"])
+    parts: list[str | bytes] = []
+    for path in sorted(folder.rglob("*")):
+        info = path.lstat()
+        parts.append(path.relative_to(folder).as_posix())
+        if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_READ:
+            parts.append(path.read_bytes())
+        else:
+            parts.append(f"{info.st_mode} {info.st_size} {info.st_mtime_ns} {info.st_ino}")
+    return digest(parts)
+
+
+@dataclass
+class Memo(Generic[T]):
+    """Results by key; ``hits`` and ``misses`` count since the last ``sweep``."""
+
+    entries: dict[str, T] = field(default_factory=dict)
+    used: set[str] = field(default_factory=set)
+    hits: int = 0
+    misses: int = 0
+
+    def get(self, key: str) -> T | None:
+        found = self.entries.get(key)
+        if found is not None:
+            self.used.add(key)
+            self.hits += 1
+        return found
+
+    def put(self, key: str, value: T) -> None:
+        self.entries[key] = value
+        self.used.add(key)
+
+    def get_or_make(self, key: str, make: Callable[[], T | None]) -> T | None:
+        """The cached result, or ``make()``'s, kept unless it is None (a result that must not be
+        reused, such as one whose making logged a warning)."""
+        found = self.get(key)
+        if found is not None:
+            return found
+        self.misses += 1
+        value = make()
+        if value is not None:
+            self.put(key, value)
+        return value
+
+    def sweep(self) -> tuple[int, int]:
+        """End of a build: drop the entries it did not use; (hits, misses) of that build."""
+        self.entries = {k: v for k, v in self.entries.items() if k in self.used}
+        counts = (self.hits, self.misses)
+        self.used, self.hits, self.misses = set(), 0, 0
+        return counts
+
+
+@dataclass
+class ProjectCache:
+    """Validation's reusable work (kb/mkdocs/project.py): the KB as read from docs/data, by a digest of
+    that folder, and each page's rendered shortcodes, by that digest and the page's own text."""
+
+    kbs: Memo[tuple[KB, list[Problem]]] = field(default_factory=Memo)
+    renders: Memo[tuple[str, list[Problem]]] = field(default_factory=Memo)
+    checks: Memo[tuple[list[Problem], list[str]]] = field(default_factory=Memo)  # problems, notes
+
+    def sweep(self) -> tuple[int, int]:
+        """End of a build; (reused, made) page renders."""
+        self.kbs.sweep()
+        self.checks.sweep()
+        return self.renders.sweep()

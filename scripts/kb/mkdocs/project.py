@@ -1,0 +1,374 @@
+"""The whole pipeline for one project folder: load -> validate -> render -> check."""
+
+from __future__ import annotations
+
+import os
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..core.errors import Problem
+from ..core.files import scan_project
+from ..core.load import KB, read_kb
+from ..core.mdscan import prose_lines
+from ..core.validate import validate_kb
+from ..core.yamlload import YAMLProblem, check_characters, decode, one_line, read_text
+from ..pages.namecheck import check_errors, check_names
+from ..pages.pages import (
+    Page,
+    check_descriptions,
+    check_nav,
+    check_pages,
+    check_section_links,
+    page_anchors,
+    split_front_matter,
+)
+from ..pages.saidonce import check_said_once
+from ..pages.tags import check_tags
+from ..render.render import SHORTCODE, Ctx, render_markdown
+from ..site.allowlist import check_scripts
+from ..site.sitepaths import built_file
+from ..wheel import fwwheels
+from ..wheel.coverage import InventoryError, message_problems, read_inventory
+from ..wheel.package import PIN_FILE, PackageError, cached_wheel, load_index, pin_text, read_pin
+from ..wheel.wheel import WheelIndex
+from ..wheel.wheelfacts import check_facts
+from ..wiki.editlinks import check_environment
+from ..wiki.review import Queue, build_today, make_queue, release_of
+from ..wiki.urls import check_urls
+from .pagecache import Memo, ProjectCache, digest, tree_digest
+
+
+@dataclass
+class Project:
+    root: Path
+    kb: KB | None = None
+    pages: dict[str, Page] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    review: Queue | None = None  # the pages and records due for review (kb/wiki/review.py)
+    kb_key: str = ""  # under serve: the digest of docs/data the KB was read from (kb/mkdocs/pagecache.py)
+
+    @property
+    def docs(self) -> Path:
+        return self.root / "docs"
+
+
+def validate_project(
+    root: Path, wheel: Path | None = None, package: bool = True, cache: ProjectCache | None = None
+) -> Project:
+    """Check the files, load and validate the KB, render every page and check its links.
+
+    The KB is a gate: pages are rendered (and ``project.kb`` is set) only when every table loads
+    and every reference resolves. Otherwise the KB's problems are reported and the page checks
+    that need no KB still run: front matter, characters, links between pages and files, anchors
+    (on pages without shortcodes, whose anchors are known without rendering), snippet includes
+    and the nav. Nothing under docs/ is read before the file scan has found it safe.
+
+    With ``package`` (the default), the handbook is also held to the pinned wheel when it is
+    cached (or given as ``wheel``); when it is not, a note says the package check was skipped.
+    With ``cache`` (under serve), the KB and the pages' shortcodes are not read or rendered again
+    when their inputs are unchanged (kb/mkdocs/pagecache.py); every check still runs.
+    """
+    project = Project(root)
+    scan = scan_project(root)
+    project.problems += scan.problems
+    kb, problems, kb_key = _read_kb(project.docs / "data", root, cache)
+    if not problems:
+        problems = validate_kb(kb)
+    project.problems += problems
+    ready = not problems  # the gate: render only from a KB whose references all resolve
+    renders = cache.renders if cache is not None and kb_key else None
+    pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders))
+    project.problems += problems
+    project.problems += check_descriptions(pages)
+    if ready:
+        try:
+            project.review, problems = review_pages(root, kb, pages)
+            project.problems += problems
+        except Exception as exc:  # a bug in a check must not become a traceback
+            project.problems.append(_crash(exc, "docs"))
+    try:
+        if ready:
+            project.problems += check_pages(pages, project.docs, kb)
+            project.problems += check_section_links(kb, pages)
+        else:  # without sources, every external URL would look unregistered: that check waits for the KB
+            project.problems += [
+                p
+                for p in check_pages(pages, project.docs, KB(kb.root))
+                if "is not a registered source" not in p.message
+            ]
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "docs"))
+    project.problems += _check_nav(root, pages, scan.problems)
+    project.problems += check_said_once((p.shown, p.body, p.body_line) for p in pages)
+    _check_config(project, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
+    project.pages = {p.src_uri: p for p in pages}
+    if ready:
+        project.kb, project.kb_key = kb, kb_key
+        if package:
+            project.problems += check_package(project, wheel, cache=cache)
+    project.problems = sorted(set(project.problems))
+    return project
+
+
+def _read_kb(data: Path, root: Path, cache: ProjectCache | None) -> tuple[KB, list[Problem], str]:
+    """The KB and its problems, and the digest of docs/data it was read from ("" without a cache,
+    or when a table changed while it was read: then nothing read from it is kept)."""
+    if cache is None:
+        return (*read_kb(data, shown_root=root), "")
+    before = tree_digest(data)
+    found = cache.kbs.get(before)
+    if found is not None:
+        return found[0], list(found[1]), before
+    kb, problems = read_kb(data, shown_root=root)
+    if tree_digest(data) != before:
+        return kb, problems, ""
+    cache.kbs.put(before, (kb, list(problems)))
+    return kb, problems, before
+
+
+@dataclass
+class _Renders:
+    """Where read_pages may reuse a page's rendered shortcodes: the KB's digest and the cache."""
+
+    kb_key: str = ""
+    memo: Memo[tuple[str, list[Problem]]] | None = None
+
+    def render(self, body: str, kb: KB, src_uri: str, shown: str, line: int) -> tuple[str, list[Problem]]:
+        if self.memo is None or not self.kb_key:
+            return render_markdown(body, Ctx(kb, src_uri), shown, line)
+        key = digest([self.kb_key, src_uri, shown, str(line), body])
+        found = self.memo.get_or_make(key, lambda: render_markdown(body, Ctx(kb, src_uri), shown, line))
+        assert found is not None  # render_markdown always returns a result
+        return found[0], list(found[1])
+
+
+def _check_config(project: Project, pages: list[Page], unreadable: bool) -> None:
+    """The checks that read mkdocs.yml: tags, settings, scripts and the published URLs (none when
+    the file scan found mkdocs.yml unsafe to read: a FIFO, too large)."""
+    root = project.root
+    try:
+        project.problems += check_tags(root, pages, unreadable)
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "mkdocs.yml"))
+    if unreadable:
+        return
+    try:
+        project.problems += check_environment(root)
+        project.problems += check_scripts(root)
+        found, notes = check_urls(root, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
+        project.problems += found
+        project.notes += notes
+    except Exception as exc:  # a bug in a check must not become a traceback
+        project.problems.append(_crash(exc, "mkdocs.yml"))
+
+
+# Pages are read by regular expressions (here, in pages.py and in render.py) some of which take
+# time that grows with the square of a line's length on hostile input ('[a' or '<a ' repeated).
+# The largest page is 16 KB and the longest line 516 characters; these limits keep the worst case
+# to seconds. A page past them is reported and checked no further (links to it still resolve).
+MAX_PAGE_BYTES = 256_000
+MAX_LINE = 4_000
+
+
+def _check_nav(root: Path, pages: list[Page], file_problems: list[Problem]) -> list[Problem]:
+    """The nav checks, on a mkdocs.yml the file scan accepted and that is UTF-8 text."""
+    config = root / "mkdocs.yml"
+    if any(p.path == "mkdocs.yml" for p in file_problems):
+        return []  # reported by the scan (outside the project, a FIFO, too large): never read
+    try:
+        if config.is_file():
+            read_text(config, "mkdocs.yml")
+        return check_nav(root, pages)
+    except YAMLProblem as exc:
+        return [exc.problem]
+    except Exception as exc:  # a bug in a check must not become a traceback
+        return [_crash(exc, "mkdocs.yml")]
+
+
+class _AnyAnchor(set[str]):
+    """The anchors of a page that was not rendered: shortcodes add headings, so any anchor may exist."""
+
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def read_pages(
+    paths: list[Path], docs: Path, root: Path, kb: KB | None, renders: _Renders | None = None
+) -> tuple[list[Page], list[Problem]]:
+    """Read ``paths`` (pages the file scan found safe) and, with a KB, render their shortcodes.
+
+    Never raises for bad input: a page that can't be read or rendered is a problem at its line.
+    Without a KB the pages keep their shortcodes, and a page with any has ``_AnyAnchor``. A page
+    that can't be read, or is past a limit, is kept as an empty stand-in, so that the nav and
+    links to it don't report it missing.
+    """
+    pages: list[Page] = []
+    problems: list[Problem] = []
+    for path in paths:
+        src_uri = path.relative_to(docs).as_posix()
+        shown = path.relative_to(root).as_posix()
+        text, found = _read_page(path, shown)
+        problems += found
+        if text is None:
+            pages.append(Page(src_uri, shown, "", anchors=_AnyAnchor()))
+            continue
+        page = Page(src_uri, shown, text)
+        try:
+            page.meta, page.body, page.body_line, found = split_front_matter(text, shown)
+            problems += found  # the front matter's characters are checked by the YAML reader
+            problem = check_characters(page.body, shown, page.body_line, allow="\t")  # code blocks may need tabs
+            if problem:
+                problems.append(problem)
+            if kb is None:
+                page.rendered = page.body
+                has_shortcodes = any(SHORTCODE.search(line) for _, line in prose_lines(page.body))
+                page.anchors = _AnyAnchor() if has_shortcodes else page_anchors(page.body)
+            else:
+                page.rendered, found = (renders or _Renders()).render(page.body, kb, src_uri, shown, page.body_line)
+                problems += found
+                page.anchors = page_anchors(page.rendered)
+        except Exception as exc:  # a bug in a renderer or a check must not become a traceback
+            problems.append(_crash(exc, shown))
+            page.rendered, page.anchors = page.body, _AnyAnchor()
+        pages.append(page)
+    return pages, problems
+
+
+def _read_page(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
+    """The text of a page (None when it can't be checked) and the problems with its bytes and lines."""
+    try:
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_PAGE_BYTES + 1)
+    except OSError as exc:
+        return None, [Problem(shown, 1, f"cannot be read: {exc.strerror or exc} (expected a readable file)")]
+    if len(raw) > MAX_PAGE_BYTES:
+        return None, [
+            Problem(shown, 1, f"page is larger than {MAX_PAGE_BYTES // 1000} KB (expected at most that; split it)")
+        ]
+    try:
+        text = decode(raw, shown)  # CRLF line ends and a byte order mark read as LF and no mark
+    except YAMLProblem as exc:
+        return None, [exc.problem]
+    for n, line in enumerate(text.split("\n")):
+        if len(line) > MAX_LINE:
+            return None, [
+                Problem(
+                    shown,
+                    n + 1,
+                    f"line of {len(line):,} characters (expected at most {MAX_LINE:,}; break it, "
+                    "and the page is checked once it fits)",
+                )
+            ]
+    return text, []
+
+
+def _crash(exc: Exception, shown: str) -> Problem:
+    """An unexpected exception as a problem where it happened: the traceback names the page (a frame
+    of kb.pages.pages with a ``page``), the line (``lineno``) and the shortcode (``name`` in render's
+    ``replace``); otherwise line 1 of ``shown``."""
+    line, name = 1, None
+    for frame, _ in traceback.walk_tb(exc.__traceback__):
+        module, code, local = frame.f_globals.get("__name__"), frame.f_code.co_name, frame.f_locals
+        if module == "kb.pages.pages" and isinstance(local.get("page"), Page):
+            shown = local["page"].shown
+        if module in ("kb.pages.pages", "kb.render.render") and isinstance(local.get("lineno"), int):
+            line = local["lineno"]
+        if module == "kb.render.render" and code == "replace" and isinstance(local.get("name"), str):
+            name = local["name"]
+    what = f"kb:{name}: the renderer failed" if name else "the page could not be checked"
+    return Problem(
+        shown,
+        line,
+        one_line(
+            f"{what} ({type(exc).__name__}: {exc}) (expected it to work: this is a bug in scripts/kb, "
+            "please report it with this page)"
+        ),
+    )
+
+
+def review_pages(root: Path, kb: KB, pages: list[Page]) -> tuple[Queue, list[Problem]]:
+    """The review queue as of the build's date (``KB_TODAY`` or today); the pages that show it
+    (``kb:review-queue``) are rendered again with it, now that every page has been read."""
+    today, problems = build_today(os.environ)
+    try:
+        release = release_of(kb, *read_pin(root)) if (root / PIN_FILE).is_file() else None
+    except PackageError:
+        release = None  # check_package reports the pin
+    queue = make_queue(kb, pages, today, release=release)
+    for page in pages:
+        if "kb:review-queue" in page.body:
+            page.rendered, found = render_markdown(page.body, Ctx(kb, page.src_uri, queue), page.shown, page.body_line)
+            problems += found
+            page.anchors = page_anchors(page.rendered)
+    return queue, problems
+
+
+def check_package(
+    project: Project, wheel: Path | None = None, index: WheelIndex | None = None, cache: ProjectCache | None = None
+) -> list[Problem]:
+    """Hold the KB, pages and samples to the pinned wheel, or say why that was skipped."""
+    assert project.kb is not None
+    if not (project.root / PIN_FILE).is_file() and index is None and wheel is None:
+        project.notes.append(f"package check skipped: no {PIN_FILE} in {project.root}")
+        return []
+    try:
+        pin = pin_text(project.root)
+        if index is None:
+            wheel = wheel or cached_wheel(project.root)
+            if wheel is None:
+                project.notes.append(
+                    f"package check skipped: no cached {pin} wheel in .cache/wheels/ "
+                    "(run './dev check-wheel' once to download it; the build never downloads)"
+                )
+                return []
+            index = load_index(wheel)
+    except PackageError as exc:
+        return [exc.problem]
+    others = frozenset(fwwheels.framework_pins(project.root))
+    problems = check_names(
+        project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root, others
+    )
+    problems += _framework_check(project, cache)
+    problems += check_errors(project.kb, index)
+    problems += _messages(project)
+    problems += check_facts(project.kb, index)
+    project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
+    return problems
+
+
+def _framework_check(project: Project, cache: ProjectCache | None) -> list[Problem]:
+    """``fwwheels.check``, reused under serve for the same KB, frameworks.pin and cached wheels (a
+    wheel by name, size and modification time: released files, never edited, too large to hash)."""
+    kb, root = project.kb, project.root
+    assert kb is not None
+    if cache is None or not project.kb_key:
+        return fwwheels.check(kb, root, project.notes)
+    pins = root / fwwheels.PIN_FILE
+    wheels = root / fwwheels.CACHE
+    stats = [f"{w.name} {w.stat().st_size} {w.stat().st_mtime_ns}" for w in sorted(wheels.glob("*"))]
+    key = digest(["frameworks", project.kb_key, pins.read_bytes() if pins.is_file() else b"", *stats])
+    found = cache.checks.get(key)
+    if found is None:
+        cache.checks.misses += 1
+        notes: list[str] = []
+        found = (fwwheels.check(kb, root, notes), notes)
+        cache.checks.put(key, found)
+    project.notes += found[1]
+    return list(found[0])
+
+
+def _messages(project: Project) -> list[Problem]:
+    """Every message the wheel prints is an error entry or an internal one (kb.wheel.coverage). Without a
+    usable inventory there is nothing to hold the entries to: check-wheel reports that inventory."""
+    assert project.kb is not None
+    try:
+        return message_problems(project.kb, read_inventory(project.root / "docs" / "data"))
+    except InventoryError:
+        return []
+
+
+def built_sources(pages: dict[str, Page], directory_urls: bool = True) -> dict[str, str]:
+    """Map a built HTML file (site-relative) to the page it came from, for error hints."""
+    return {built_file(uri, directory_urls): page.shown for uri, page in pages.items()}

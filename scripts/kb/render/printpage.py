@@ -1,0 +1,229 @@
+"""The printable handbook: every page's rendered HTML in nav order, on a few print pages.
+
+The handbook prints in parts (``PARTS``), each a page that holds the pages of some folders, so that
+no print page is heavier than a browser prints in a few seconds (issue 37: 1 MB of HTML); the
+landing page (``PRINT_PAGE``) links them. Each page becomes a ``<section>`` whose ids carry the
+page's prefix (``migrate_device-code__step-1``), so ids stay unique; a link to a page of the
+handbook becomes a link to its section (or to the prefixed anchor in it), on this part or another,
+and a link to any other file is made relative to the print page. Only the attributes that name an
+id or a URL are rewritten, and what paper can't show (tooltips, permalinks) is left out; every
+other byte of a page is copied as is.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+from html import unescape
+from urllib.parse import urljoin, urlsplit
+
+from ..core.errors import Problem
+from ..core.escape import html_attr, md_text
+
+PRINT_PAGE = "about/print.md"  # the page that lists the parts of the printable handbook
+
+
+@dataclass(frozen=True)
+class Part:
+    """One print page: its source path and what it holds (a page's path, or a folder's, ending in /)."""
+
+    src_uri: str
+    holds: tuple[str, ...]
+
+
+# In nav order; a page goes to the part that names the longest start of its path.
+PARTS: tuple[Part, ...] = (
+    Part("about/print/part-1.md", ("index.md", "migrate/")),
+    Part("about/print/part-2.md", ("migrate/errors/",)),
+    Part("about/print/part-3.md", ("frameworks/", "understand/", "limits/", "figures/")),
+    Part("about/print/part-4.md", ("reference/", "about/")),
+)
+PRINT_PARTS = frozenset(p.src_uri for p in PARTS)
+PRINT_PAGES = PRINT_PARTS | {PRINT_PAGE}
+
+
+def part_of(src_uri: str) -> Part | None:
+    """The part that prints the page ``src_uri`` (None: no part holds it)."""
+    best: Part | None = None
+    length = -1
+    for part in PARTS:
+        for start in part.holds:
+            if (src_uri == start or (start.endswith("/") and src_uri.startswith(start))) and len(start) > length:
+                best, length = part, len(start)
+    return best
+
+
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:|^//", re.I)
+_ID_ATTRS = {"id", "for"}  # attributes holding one id
+_ID_LISTS = {"aria-labelledby", "aria-describedby", "aria-controls", "aria-owns"}  # space-separated ids
+_URL_ATTRS = {"href", "src", "xlink:href"}
+
+
+@dataclass(frozen=True)
+class Section:
+    """One page of the handbook: its source path, URL (site-relative, '' for the home page), title, HTML."""
+
+    src_uri: str
+    url: str
+    title: str
+    html: str
+
+
+def prefix_of(src_uri: str) -> str:
+    """The id of a page's section: its source path without '.md', '/' as '_' (file names are kebab-case)."""
+    return re.sub(r"[^A-Za-z0-9-]", "_", src_uri.removesuffix(".md"))
+
+
+def print_html(sections: list[Section], print_url: str) -> str:
+    """The sections as one HTML fragment, for a page at ``print_url``."""
+    return build_print(sections, print_url)[0]
+
+
+def build_print(
+    sections: list[Section],
+    print_url: str,
+    own_html: str = "",
+    elsewhere: dict[str, str] | None = None,
+    own_src: str = PRINT_PAGE,
+) -> tuple[str, list[Problem]]:
+    """The sections as one HTML fragment, and a problem for each id it would repeat: a section's
+    id or an id in it that is already an id of the print page (``own_html``) or of an earlier
+    section. The problem is at the page whose section repeats it (line 1: its file name or a
+    heading of it makes the id). ``elsewhere``: the pages printed on another print page, each
+    with that page's URL (site-relative); links to them go there."""
+    elsewhere = elsewhere or {}
+    prefixes: dict[str, str] = {}
+    targets: dict[str, tuple[str, str]] = {}  # a page URL (each spelling) -> its print page's URL, prefix
+    for section in sections:
+        prefix = base = prefix_of(section.src_uri)
+        n = 1
+        while prefix in prefixes.values():
+            prefix, n = f"{base}-{n}", n + 1
+        prefixes[section.src_uri] = prefix
+        for spelling in _spellings(section.url):
+            targets.setdefault(spelling, (elsewhere.get(section.src_uri, print_url), prefix))
+    parts = []
+    owners = {value: own_src for value in _OWN_ID.findall(own_html)}
+    problems: list[Problem] = []
+    for section in sections:
+        if section.src_uri in elsewhere:
+            continue
+        prefix = prefixes[section.src_uri]
+        rewriter = _Rewriter(prefix, section.url, print_url, targets)
+        body = rewriter.rewrite(for_paper(section.html))
+        heading = "" if re.match(r"\s*<h1[\s>]", body) else f"<h1>{md_text(section.title)}</h1>\n"
+        parts.append(f'<section class="kb-print-page" id="{html_attr(prefix)}">\n{heading}{body}\n</section>')
+        problems += _repeated(section.src_uri, [prefix, *rewriter.ids], owners, own_src)
+    return "\n".join(parts), problems
+
+
+# What a sheet of paper can't show: a glossary term's or a source link's tooltip, a heading's
+# permalink. The print page leaves them out (the text and the links stay).
+_TOOLTIP = re.compile(r'<abbr title="[^"<>]*">([^<]*)</abbr>|(<a class="kb-src" href="[^"<>]*") title="[^"<>]*"')
+_PERMALINK = re.compile(r'<a class="headerlink" href="[^"<>]*" title="Permanent link">(?:&para;|¶)</a>')
+
+
+def for_paper(html: str) -> str:
+    """A page's HTML without its tooltips and permalinks."""
+    html = _TOOLTIP.sub(lambda m: m[1] if m[1] is not None else m[2], html)
+    return _PERMALINK.sub("", html)
+
+
+_OWN_ID = re.compile(r"""\sid\s*=\s*["']([^"']+)["']""")
+
+
+def _repeated(src_uri: str, ids: list[str], owners: dict[str, str], own_src: str) -> list[Problem]:
+    """The ids of one section that an earlier part of the print page already has (once each)."""
+    problems = []
+    for value in dict.fromkeys(ids):
+        if value in owners:
+            problems.append(
+                Problem(
+                    f"docs/{src_uri}",
+                    1,
+                    f"on the printable page ({own_src}), id '{value}' of this page's section is also an id "
+                    f"of docs/{owners[value]} (expected unique ids: rename this page or the heading that makes it)",
+                )
+            )
+        else:
+            owners[value] = src_uri
+    return problems
+
+
+def _spellings(url: str) -> list[str]:
+    """The ways a link can name a page: 'a/b/' and 'a/b/index.html'; '' and 'index.html'."""
+    if url == "" or url.endswith("/"):
+        return [url, url + "index.html"]
+    return [url]
+
+
+def relative_url(target: str, start_page: str) -> str:
+    """``target`` (site-relative) as a link from the page at ``start_page`` (site-relative)."""
+    start = posixpath.dirname("/" + start_page) if not start_page.endswith("/") else "/" + start_page.rstrip("/")
+    rel = posixpath.relpath("/" + target, start or "/")
+    if target.endswith("/") or target == "":
+        rel = rel.rstrip("/") + "/"
+    return rel
+
+
+# A start tag and its attributes, as the HTML the site's Markdown extensions write (and raw HTML a
+# page holds) spells them. Everything outside the matched attributes is copied byte for byte; an odd
+# construct this does not see as a tag is copied too, and the built-site check reads the result.
+_START_TAG = re.compile(
+    r"""<([A-Za-z][^\s/>]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*/?>)"""
+)
+_ATTR = re.compile(r"""(\s+)([^\s"'>/=]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
+_WATCHED = _ID_ATTRS | _ID_LISTS | _URL_ATTRS | {"name"}
+
+
+class _Rewriter:
+    """Copies HTML through, rewriting the id and URL attributes of start tags."""
+
+    def __init__(self, prefix: str, url: str, print_url: str, targets: dict[str, tuple[str, str]]) -> None:
+        self.prefix, self.url, self.print_url, self.targets = prefix, url, print_url, targets
+        self.ids: list[str] = []  # the id attributes written, in order
+
+    def rewrite(self, html: str) -> str:
+        return _START_TAG.sub(self._tag, html)
+
+    def _tag(self, match: re.Match[str]) -> str:
+        tag, attrs = match.group(1).lower(), match.group(2)
+        if not any(name in attrs for name in ("id", "for", "aria-", "href", "src", "name")):
+            return match.group(0)
+        return f"<{match.group(1)}{_ATTR.sub(lambda m: self._attr(tag, m), attrs)}{match.group(3)}"
+
+    def _attr(self, tag: str, m: re.Match[str]) -> str:
+        name, raw = m.group(2).lower(), m.group(4)
+        if raw is None or name not in _WATCHED or (name == "name" and tag != "input"):
+            return m.group(0)
+        value = unescape(raw[1:-1] if raw[0] in "\"'" else raw)
+        if name in _ID_ATTRS or name == "name":
+            value = self._id(value)
+            if name == "id":
+                self.ids.append(value)
+        elif name in _ID_LISTS:
+            value = " ".join(self._id(v) for v in value.split())
+        else:
+            value = self._link(value)
+        return f'{m.group(1)}{m.group(2)}="{html_attr(value)}"'
+
+    def _id(self, value: str) -> str:
+        return f"{self.prefix}__{value}"
+
+    def _link(self, value: str) -> str:
+        """A link of this page, as a link on the print page."""
+        if _SCHEME.match(value.strip()):
+            return value
+        path, hashmark, fragment = value.partition("#")
+        if not path:
+            return f"#{self._id(fragment)}" if fragment else f"#{self.prefix}"
+        target = urlsplit(urljoin("https://site.invalid/" + self.url, path))
+        site_path = target.path.lstrip("/")
+        printed = self.targets.get(site_path)
+        if printed is not None and not target.query:
+            where, prefix = printed
+            page = "" if where == self.print_url else relative_url(where, self.print_url)
+            return f"{page}#{prefix}__{fragment}" if fragment else f"{page}#{prefix}"
+        query = f"?{target.query}" if target.query else ""
+        return relative_url(site_path, self.print_url) + query + hashmark + fragment

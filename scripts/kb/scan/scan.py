@@ -1,0 +1,983 @@
+"""The migration scanner's engine: what in one Python file ties it to CUDA, NCCL or PyTorch-XLA.
+
+Detection walks the syntax tree (``ast``), never the text, so strings, comments and docstrings
+never match. Names and values are resolved by ``scannames`` (imports, aliases, followed values);
+this module walks the tree once, applies the call, attribute, keyword and imports rules at each
+node, and runs the fixed detectors:
+
+- ``cuda-device-string``: a "cuda" or "cuda:N" string literal written anywhere but in a comparison
+  (assigned, defaulted, passed): the line to change. Its uses as a device (``torch.device``,
+  ``.to``, ``device=``, ``device_type=``, ``autocast``, ``torch.set_default_device``), followed
+  through names, become the finding's related places;
+- ``cuda-compare``: a comparison with a "cuda" literal (``device.type == "cuda"``,
+  ``"cuda" in device``, ``device.startswith("cuda")``): false on a TPU, so a feature switches off;
+- ``cuda-fstring``: an f-string (or ``+``, ``%``, ``.format``) that builds ``cuda:{...}``;
+- ``nccl-string``: a "nccl" string literal (a backend argument, an argparse default, a variable);
+- ``rank-device-index``: a device index taken from the rank (``.to(local_rank)``,
+  ``torch.device(f"{kind}:{rank}")``, ``device_ids=[rank]``, ``set_device_index(rank)``): each
+  TorchTPU process owns device 0 and any other index raises. One computed into a name
+  (``device = rank % torch.cuda.device_count()``) is reported there, its uses related;
+- ``init-without-backend``: ``init_process_group()`` with no backend, in a file that uses CUDA;
+- ``load-without-map-location``: ``torch.load(path)`` with no ``map_location``, in a file that uses
+  CUDA: a checkpoint saved from a GPU puts its tensors back on a GPU;
+- ``nonzero``: ``.nonzero()`` or ``torch.nonzero`` (not NumPy's);
+- ``bool-mask-index``: reading ``x[mask]`` where the index is a comparison (``x[x > 0]``, ``&``,
+  ``|``, ``~`` of one), or a name bound to one;
+- ``item-in-loop``: ``.item()`` or ``.tolist()`` in the body of a for or while loop or comprehension;
+- ``dataloader-fork``: ``DataLoader(num_workers=N)`` with N > 0 or not a constant, in a file
+  that moves things to a device (``.to``, ``.cuda``, ``torch.device``, ``device=``);
+- ``compile-cudagraph-mode`` and ``fullgraph``: ``torch.compile`` (or ``module.compile``) with
+  ``mode="reduce-overhead"``/``"max-autotune"``, or ``fullgraph=True``;
+- ``cuda-only-guard``: a ``torch.cuda.is_available()`` that only lets CUDA-only code run, reported
+  instead of its call rule (kb.scan.scanguard);
+- ``cuda-tensor-type``: a legacy CUDA tensor type (``torch.cuda.FloatTensor``), by name or as the
+  string ``"torch.cuda.HalfTensor"`` (``.type()``, ``torch.set_default_tensor_type()``);
+- ``cuda-visible-devices``: the string ``"CUDA_VISIBLE_DEVICES"`` (set or read in ``os.environ``, or
+  a key of a child's environment), which TorchTPU never reads.
+
+``scan_file`` reports a file that can't be read, isn't UTF-8 or doesn't parse as a ``Problem``
+(path:line: reason) and never raises for bad input.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import re
+import stat
+from pathlib import Path
+from typing import Any, Callable
+
+from ..core.errors import Problem
+from .scandevtest import DEVICE_TESTS, device_tests
+from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, Called, Export, Flows, Imported, Passed, Returned, relative
+from .scanguard import apply_guards, mark_unguarded, soften_cuda_guards, soften_logged, soften_short_circuited
+from .scannames import (
+    AUTOCAST,
+    CUDAGRAPH_MODES,
+    POSITIONAL,
+    RANK_FORMATTED,
+    RANK_INDEX,
+    FileScan,
+    Finding,
+    Scope,
+    Values,
+    argparse_options,
+    builds_cuda,
+    is_cuda,
+    plain_fstring,
+    rank_expr,
+    rank_fstring,
+    ranky,
+)
+from .scanrules import RuleSet, ScanRule
+
+MAX_BYTES = 5_000_000
+_SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "annotation", "returns"})
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, type(None)})
+_CUDA_PATHS = ("torch.cuda", "torch.backends.cuda", "torch.backends.cudnn")
+_DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these calls' first argument
+_SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
+# device_strings reads these calls' first argument as a device (set_device(args.gpu): a rank index kept there)
+_DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST, *_SET_INDEX, "torch.cuda.set_device"})
+_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string", "cuda-tensor-type", "cuda-visible-devices")
+_LITERAL_WORDS = ("cuda", "nccl", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
+_RANK_KEYWORDS = frozenset({"output_device", "device_id"})
+_PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
+# str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
+_TEXT_METHODS = frozenset({"replace", "split", "rsplit", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
+_TEXT_METHODS |= {"find", "rfind", "index", "rindex", "count", "partition", "rpartition"}
+# torch.cuda's legacy tensor types (torch 2.13): without CUDA each raises TypeError when built or named
+_TENSOR_TYPES = frozenset(f"torch.cuda.{t}Tensor" for t in ("BFloat16", "Bool", "Byte", "Char", "Double"))
+_TENSOR_TYPES |= {f"torch.cuda.{t}Tensor" for t in ("Float", "Half", "Int", "Long", "Short")}
+_OWN_DEVICE = frozenset({"current_device", "current_device_index", "current_device_idx"})
+
+
+def _node_types(kind: type) -> set[type]:
+    out = {kind}
+    sub: type
+    for sub in kind.__subclasses__():
+        out |= _node_types(sub)
+    return out
+
+
+# Every node type worth visiting: a type-set lookup is cheaper than isinstance() on each field.
+_WALK = frozenset(_node_types(ast.AST) - _LEAVES)
+_CONSTANT = ast.Constant
+
+
+def is_nccl(value: object) -> bool:
+    """ "nccl", or a per-device backend string that names it ("cpu:gloo,cuda:nccl")."""
+    if not isinstance(value, str) or "nccl" not in value:
+        return False
+    return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
+
+
+# the rules of CUDA objects whose every use fails with them (an Event's record, a GradScaler's step)
+_CUDA_OBJECTS = frozenset({"cuda-events", "cuda-streams", "cuda-amp-calls"})
+# the checkpoint loaders, each with the position of its map_location argument
+_LOADS = {"torch.load": 1, "torch.hub.load_state_dict_from_url": 2, "torch.utils.model_zoo.load_url": 2}
+# Lightning's entry points, whose accelerator= defaults to "auto" (the CPU on a TorchTPU host)
+_LIGHTNING_ENTRIES = frozenset(
+    {"lightning.Fabric", "lightning.fabric.Fabric", "lightning.fabric.fabric.Fabric", "lightning.Trainer"}
+    | {"lightning.pytorch.Trainer", "lightning.pytorch.trainer.trainer.Trainer", "pytorch_lightning.Trainer"}
+)
+_EXTENSION_BUILDS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+_SHELL_CALLS = frozenset(
+    {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput")}
+    | {"os.system", "os.popen"}
+)
+
+
+def _string_parts(nodes: list[ast.expr]) -> list[tuple[ast.Constant, str]]:
+    """The string literals of ``nodes`` and of the lists and tuples among them (a command or sources),
+    each with its text."""
+    out: list[tuple[ast.Constant, str]] = []
+    for node in nodes:
+        if isinstance(node, (ast.List, ast.Tuple)):
+            out += _string_parts(node.elts)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+            out.append((node, node.value))
+    return out
+
+
+def _every_n(test: ast.expr) -> bool:
+    """A test with ``%`` in it (``step % 10 == 0``, ``i % n and verbose``): true every N steps."""
+    t = type(test)
+    if t is ast.BinOp:
+        return isinstance(test.op, ast.Mod)  # type: ignore[attr-defined]
+    if t is ast.Compare:
+        return any(_every_n(x) for x in (test.left, *test.comparators))  # type: ignore[attr-defined]
+    if t is ast.BoolOp:
+        return any(_every_n(x) for x in test.values)  # type: ignore[attr-defined]
+    if t is ast.UnaryOp:
+        return _every_n(test.operand)  # type: ignore[attr-defined]
+    return False
+
+
+def _not_zero(node: ast.expr) -> bool:
+    """An index that may be other than 0: anything but the constant 0 or the process's own device
+    (``current_device()``, ``current_device_index()``: 0 in every TorchTPU process)."""
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return name not in _OWN_DEVICE
+    return not (isinstance(node, ast.Constant) and node.value == 0 and not isinstance(node.value, bool))
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    found = _FIELDS.get(kind)
+    if found is None:
+        found = _FIELDS[kind] = tuple(f for f in getattr(kind, "_fields", ()) if f not in _SKIP_FIELDS)
+    return found
+
+
+class Visitor:
+    """One walk over a module; the state (aliases, findings, file-wide facts) lives in ``FileScan``."""
+
+    def __init__(self, state: FileScan):
+        self.s = state
+        self.det = state.rules.detectors
+        self.devices = "cuda-device-string" in self.det or "init-without-backend" in self.det
+        self.masks = "bool-mask-index" in self.det
+        self.ranks = "rank-device-index" in self.det
+        # A string literal is a leaf: looked at in place (no dispatch), and only in a file that has the words.
+        self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
+        # what calls pass to another module's functions is followed only where a device value can be written
+        self.flows = self.devices and ("cuda" in state.text or "rank" in state.text)
+
+    def run(self, tree: ast.Module) -> None:
+        stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
+        while stack:
+            st = stack.pop()
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                self.s.imports(st)
+            elif isinstance(st, (ast.If, ast.Try, ast.With)):
+                stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
+                stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
+        self.s.module = Scope(tree, None)
+        self.visit(tree, self.s.module, False)
+        s = self.s
+        for use, name, function in s.pending_params:  # every call is known now
+            for arg, scope in self.arguments(function, name):
+                self.device_uses(use, None, s.values(arg, scope))
+        if s.uses_cuda:
+            for call in s.pending_init:
+                s.detect("init-without-backend", call)
+            for call in s.pending_load:
+                s.detect("load-without-map-location", call)
+        for call in s.pending_nonzero if s.moves_to_device or s.uses_cuda else ():
+            s.detect("nonzero", call)
+        for call, scope in s.pending_fullgraph:
+            if any(_breaks_graph(fn) for fn in _compiled(s, call, scope)):
+                s.detect("fullgraph", call)
+        if s.moves_to_device:
+            for call, followed in s.pending_loader:
+                s.detect("dataloader-fork", call, followed)
+
+    def arguments(self, function: Scope, name: str, depth: int = 0) -> list[tuple[ast.expr, Scope]]:
+        """What this file's calls pass as ``function``'s parameter ``name``, and where a call passes
+        its own caller's parameter on (``make_noise(n, device)`` inside ``train(..., device)``), what
+        the calls of that caller pass, up to three calls away."""
+        out = []
+        for arg, scope in self.s.passed(function, name):
+            out.append((arg, scope))
+            if depth < 2 and type(arg) is ast.Name and (caller := self.s.parameter(arg.id, scope)) is not None:
+                out += self.arguments(caller, arg.id, depth + 1)
+        return out
+
+    def visit(self, node: ast.AST, scope: Scope, loop: bool) -> None:
+        handler = _HANDLERS.get(type(node))
+        if handler is None:
+            self.children(node, scope, loop)
+        else:
+            handler(self, node, scope, loop)
+
+    def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
+        kind = type(node)
+        fields = _FIELDS.get(kind) or _fields(kind)
+        walk = _WALK
+        lits = self.lits
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    t = type(item)
+                    if t in walk:
+                        self.visit(item, scope, loop)
+                    elif lits and t is _CONSTANT:
+                        self.literal(item)
+            elif type(value) in walk:
+                self.visit(value, scope, loop)  # type: ignore[arg-type]  # a node: its type is in _WALK
+            elif lits and type(value) is _CONSTANT:
+                self.literal(value)
+
+    def attribute_node(self, node: ast.Attribute, scope: Scope, loop: bool) -> None:
+        if node.attr in ("is_cuda", "is_cpu"):
+            self.s.device_tests.append(node)
+        self.attribute(node, *self.s.resolve(node))
+        root = node.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if type(root) is ast.Name and root.id in self.s.imported:  # amp.normalization.FusedLayerNorm
+            self.s.imported_use(root.id, node)
+        if type(root) not in _LEAVES:
+            self.visit(root, scope, loop)
+
+    def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
+        func = node.func
+        if type(func) is ast.Name and self.devices:
+            self.s.calls.setdefault(func.id, []).append((node, scope))
+        path, chain = self.s.resolve(func)
+        if self.flows and (node.args or node.keywords):
+            if path is not None and not path.startswith("torch"):
+                self.s.outgoing.append((node, scope, path))
+            elif path is None and _relative_callee(self.s, func):
+                self.s.outgoing.append((node, scope, ""))
+        self.call(node, path, chain, scope, loop)
+        if isinstance(func, ast.Attribute):  # the callee, resolved once
+            self.attribute(func, path, chain)
+            while isinstance(func, ast.Attribute):
+                func = func.value
+        if type(func) is ast.Name and func.id in self.s.imported:  # FusedAdam(...), apex.amp.initialize(...)
+            self.s.imported_use(func.id, node)
+        if type(func) not in _LEAVES:
+            self.visit(func, scope, loop)
+        lits = self.lits
+        for arg in node.args:
+            t = type(arg)
+            if t not in _LEAVES:
+                self.visit(arg, scope, loop)
+            elif lits and t is _CONSTANT:
+                self.literal(arg)  # type: ignore[arg-type]  # a Constant
+        for kw in node.keywords:
+            v = kw.value
+            t = type(v)
+            if t not in _LEAVES:
+                self.visit(v, scope, loop)
+            elif lits and t is _CONSTANT:
+                self.literal(v)  # type: ignore[arg-type]  # a Constant
+
+    def constant_node(self, node: ast.Constant, scope: Scope, loop: bool) -> None:
+        """A literal reached by a direct visit (a default, a loop's test): as in ``children``."""
+        if self.lits:
+            self.literal(node)
+
+    def literal(self, node: ast.Constant) -> None:
+        value = node.value
+        if type(value) is not str or not value.startswith(("cuda", "torch.cuda.", "CUDA_")) and "nccl" not in value:
+            return  # no is_cuda, is_nccl, tensor type or CUDA_VISIBLE_DEVICES
+        if id(node) in self.s.quiet:
+            return
+        if is_cuda(value):
+            self.s.detect("cuda-device-string", node)
+        elif is_nccl(value):
+            self.s.detect("nccl-string", node)
+        elif value in _TENSOR_TYPES:
+            self.s.detect("cuda-tensor-type", node)
+        elif value == "CUDA_VISIBLE_DEVICES":
+            self.s.detect("cuda-visible-devices", node)
+
+    def expression_statement(self, node: ast.Expr, scope: Scope, loop: bool) -> None:
+        if not isinstance(node.value, ast.Constant):  # a bare string is a docstring or a comment
+            self.visit(node.value, scope, loop)
+
+    def compare(self, node: ast.Compare, scope: Scope, loop: bool) -> None:
+        for operand in (node.left, *node.comparators):
+            if isinstance(operand, ast.Constant) and is_cuda(operand.value):  # not "cudagraph_pass"
+                self.s.detect("cuda-compare", node)
+                self.s.quiet.add(id(operand))
+            elif isinstance(operand, ast.Constant) and operand.value == "cpu":
+                self.s.device_tests.append(node)
+        self.children(node, scope, loop)
+
+    def joined(self, node: ast.JoinedStr, scope: Scope, loop: bool) -> None:
+        if self.lits and (text := plain_fstring(node)):  # f"cuda": a literal written as an f-string
+            self.literal(text)
+        elif builds_cuda(node):
+            self.s.detect("cuda-fstring", node)
+        elif self.ranks and rank_fstring(node):
+            self.s.detect("rank-device-index", node)
+        for part in node.values:  # the literal parts are text, not values
+            if isinstance(part, ast.FormattedValue):
+                self.visit(part, scope, loop)
+
+    def subscript(self, node: ast.Subscript, scope: Scope, loop: bool) -> None:
+        if self.masks and isinstance(node.ctx, ast.Load):
+            mask, followed = self.s.is_mask(node.slice, scope)
+            if mask:
+                self.s.detect("bool-mask-index", node, followed)
+        self.children(node, scope, loop)
+
+    def formatted(self, node: ast.BinOp, scope: Scope, loop: bool) -> None:
+        if type(node.op) is ast.Mod and type(node.right) is ast.Call and ranky(node.left):
+            self.s.rank_counts.append(node.right)  # rank % torch.cuda.device_count(): a per-rank index
+        if builds_cuda(node):
+            self.s.detect("cuda-fstring", node)
+            self.s.quiet.add(id(node.left))
+        self.children(node, scope, loop)
+
+    def if_node(self, node: ast.If, scope: Scope, loop: bool) -> None:
+        """The body of ``if step % N == 0:`` runs every N steps, not every one: a host read there
+        (logging the loss) is not an ``item-in-loop``."""
+        self.visit(node.test, scope, loop)
+        if not node.orelse and type(node.test) is ast.Compare:
+            self.s.plain_ifs.append(node)  # one a cuda-compare may guard (kb.scan.scanguard.soften_cuda_guards)
+        every_n = _every_n(node.test)
+        for st in node.body:
+            self.visit(st, scope, loop and not every_n)
+        for st in node.orelse:
+            self.visit(st, scope, loop)
+
+    def raise_node(self, node: ast.Raise, scope: Scope, loop: bool) -> None:
+        """What a ``raise`` builds runs once, on the way out: no ``item-in-loop`` there."""
+        self.children(node, scope, False)
+
+    def loop_node(self, node: ast.For | ast.AsyncFor | ast.While, scope: Scope, loop: bool) -> None:
+        if isinstance(node, ast.While):
+            self.visit(node.test, scope, True)
+        else:
+            self.visit(node.target, scope, loop)
+            self.visit(node.iter, scope, loop)
+        for st in node.body:
+            self.visit(st, scope, True)
+        for st in node.orelse:
+            self.visit(st, scope, loop)
+
+    def comprehension(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp, scope: Scope, loop: bool
+    ) -> None:
+        for i, gen in enumerate(node.generators):
+            self.visit(gen.iter, scope, loop if i == 0 else True)
+            for cond in gen.ifs:
+                self.visit(cond, scope, True)
+        for part in (node.key, node.value) if isinstance(node, ast.DictComp) else (node.elt,):
+            self.visit(part, scope, True)
+
+    def import_node(self, node: ast.Import | ast.ImportFrom, scope: Scope, loop: bool) -> None:
+        self.s.imports(node)
+        if type(node) is ast.ImportFrom and node.module == "torch.cuda" and not node.level:  # the name's one source
+            if any(f"torch.cuda.{a.name}" in _TENSOR_TYPES for a in node.names):
+                self.s.detect("cuda-tensor-type", node)
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda, scope: Scope, loop: bool) -> None:
+        for dec in getattr(node, "decorator_list", ()):
+            if type(dec) is ast.Call:
+                self.s.decorated[id(dec)] = node  # type: ignore[assignment]  # a def: lambdas have no decorators
+            self.visit(dec, scope, loop)
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is not None:
+                self.visit(default, scope, loop)
+        inner = Scope(node, scope)
+        for st in node.body if isinstance(node.body, list) else [node.body]:
+            self.visit(st, inner, False)
+
+    def attribute(self, node: ast.Attribute, path: str | None, chain: str) -> None:
+        """The outermost attribute of a chain: each prefix of it is matched (same line and column)."""
+        s = self.s
+        memo = s.rules.prefixes
+        hit = memo.get((path, chain))
+        if hit is None:
+            if len(memo) > 100_000:
+                memo.clear()
+            hit = memo[(path, chain)] = _prefix_rules(s.rules, path, chain)
+        cuda, rules = hit
+        if cuda:
+            s.uses_cuda = True
+            if path and ".".join(path.split(".", 3)[:3]) in _TENSOR_TYPES:  # reported instead of torch.cuda.*
+                s.detect("cuda-tensor-type", node)
+        for rule in rules:
+            s.add(node, rule)
+
+    def call(self, node: ast.Call, path: str | None, chain: str, scope: Scope, loop: bool) -> None:
+        s = self.s
+        func = node.func
+        method = isinstance(func, ast.Attribute)
+        name = chain.rpartition(".")[2]
+        rules = s.rules
+        if rules.calls:
+            self.call_rules(node, path, chain, scope)
+        if rules.keywords and (node.keywords or path in POSITIONAL):
+            self.keywords(node, path, chain, scope)
+        if (method and name in ("to", "cuda")) or path == "torch.device":
+            s.moves_to_device = True
+        if not self.det:
+            return
+        if self.ranks:
+            self.rank_index(node, path, name, method)
+        if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
+            s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
+        if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
+            first = node.args[0].value
+            if is_cuda(first):
+                s.detect("cuda-compare", node)
+                s.quiet.add(id(node.args[0]))
+        if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
+            self.device_strings(node, path, name, method, scope)
+        if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
+            if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
+                s.pending_init.append(node)
+            self.backend_uses(node, scope)
+        elif name == "nonzero" and (path.startswith("torch") if path else method):
+            s.pending_nonzero.append(node)  # reported where the file puts work on a device
+        elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
+            s.detect("item-in-loop", node)
+        elif name == "DataLoader":
+            self.dataloader(node, scope)
+        elif (
+            path in _LOADS
+            and len(node.args) <= _LOADS[path]
+            and all(k.arg not in ("map_location", None) for k in node.keywords)
+        ):
+            s.pending_load.append(node)
+        elif name == "compile" and (path == "torch.compile" or (path is None and method)):
+            for kw in node.keywords:
+                v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
+                if v is None:
+                    continue
+                if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
+                    s.detect("compile-cudagraph-mode", node, v.followed)
+                elif kw.arg == "fullgraph" and any(x is True for x in v.known):
+                    s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
+        elif name == "format" and builds_cuda(node):
+            s.detect("cuda-fstring", node)
+            s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
+        elif path in _LIGHTNING_ENTRIES and all(k.arg not in ("accelerator", None) for k in node.keywords):
+            s.detect("lightning-default-accelerator", node)  # no accelerator=, no **kwargs: "auto"
+        elif path in _EXTENSION_BUILDS:
+            self.extension_build(node, scope)
+        elif path in _SHELL_CALLS:
+            self.shell_command(node)
+
+    def call_rules(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
+        s = self.s
+        for rule in s.rules.calls.match(path, chain):
+            s.add(node, rule)
+            if rule.id in _CUDA_OBJECTS and (bound := _bound_name(scope, node)) is not None:
+                s.imported[bound] = node  # timer = torch.cuda.Event(...): each use of timer is a place
+
+    def shell_command(self, node: ast.Call) -> None:
+        """``subprocess.run(["nvidia-smi", ...])`` or ``os.system("nvidia-smi ...")``: NVIDIA's tool."""
+        command = node.args[:1]
+        if command and isinstance(command[0], (ast.List, ast.Tuple)):
+            command = command[0].elts[:1]  # the program; later items are its arguments
+        for part, text in _string_parts(command):
+            if text.split(maxsplit=1)[:1] == ["nvidia-smi"]:
+                self.s.detect("nvidia-smi", part)
+
+    def extension_build(self, node: ast.Call, scope: Scope) -> None:
+        """``cpp_extension.load(sources=[... .cu])`` (a name anywhere in the sources, as in
+        ``os.path.join(here, "k.cu")``), reported at the call, or ``with_cuda=True``, at the keyword: a
+        CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a
+        CUDA extension: each use of it is a place of that finding."""
+        sources = [k.value for k in node.keywords if k.arg == "sources"] + node.args[1:2]
+        cuda = any(
+            isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.endswith((".cu", ".cuh"))
+            for expr in sources
+            for c in ast.walk(expr)
+        )
+        flag = [
+            k for k in node.keywords if k.arg == "with_cuda" and type(k.value) is ast.Constant and k.value.value is True
+        ]
+        if cuda or flag:
+            self.s.detect("cuda-sources", node if cuda else flag[0])
+            if (name := _bound_name(scope, node)) is not None:
+                self.s.imported[name] = node
+
+    def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
+        s = self.s
+        # (name, value, where): a finding is reported at the argument itself, the part to edit, which
+        # in a call over several lines is not on the call's first line
+        pairs: list[tuple[str, ast.expr, ast.AST]] = [(k.arg, k.value, k) for k in node.keywords if k.arg]
+        if path in POSITIONAL:
+            pairs += [(name, arg, arg) for name, arg in zip(POSITIONAL[path], node.args, strict=False)]
+        for kname, expr, where in pairs:
+            for rule in s.rules.keywords.get(kname, ()):
+                if rule.call is not None and not rule.call.matches(path, chain):
+                    continue
+                if not rule.value:
+                    s.add(where, rule)
+                    continue
+                for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
+                    v = s.values(item, scope)
+                    for value, origin in zip(v.known, v.origins, strict=True):
+                        if value in rule.value:
+                            if origin is item:
+                                s.add(where, rule)
+                                s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
+                            else:
+                                s.use(origin, node, rule)
+
+    def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
+        s = self.s
+        places: list[ast.expr] = []
+        if node.args and (path in _DEVICE_PATHS or (method and name == "to") or (path is None and name == "autocast")):
+            places.append(node.args[0])
+        for kw in node.keywords:
+            if kw.arg in _PLACE_KEYWORDS or (kw.arg == "type" and path == "torch.device"):
+                places.append(kw.value)
+                s.moves_to_device = True
+        for expr in places:
+            self.device_uses(node, expr, s.values(expr, scope))
+            if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
+                s.returned_uses.append((node, expr))
+            elif type(expr) is ast.Name:  # device = utils.init_device(args), then x.to(device)
+                s.returned_uses += [(node, e) for e, _ in s.exprs(expr.id, scope) if type(e) is ast.Call]
+            # a parameter holds what the calls pass it; one named for the rank is reported where it is used
+            if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
+                s.pending_params.append((node, expr.id, function))
+
+    def device_uses(self, node: ast.Call, expr: ast.expr | None, v: Values) -> None:
+        """``node`` puts work on the device ``expr`` holds (None: a value passed from a call site): a
+        use of each cuda string it was written as."""
+        s = self.s
+        for value, origin in zip(v.known, v.origins, strict=True):
+            if is_cuda(value):
+                s.uses_cuda = True
+            if origin is expr:  # a literal in place is reported where it is written
+                continue
+            if is_cuda(value):
+                for name in ("cuda-device-string", "cuda-fstring"):
+                    for rule in s.rules.detectors.get(name, ()):
+                        s.use(origin, node, rule)
+            elif value in (RANK_FORMATTED, RANK_INDEX):
+                for rule in s.rules.detectors.get("rank-device-index", ()):
+                    s.use(origin, node, rule)
+
+    def backend_uses(self, node: ast.Call, scope: Scope) -> None:
+        """A backend argument that holds a "nccl" written elsewhere: a use of that literal."""
+        s = self.s
+        given = [k.value for k in node.keywords if k.arg == "backend"] + node.args[:1]
+        for expr in given:
+            v = s.values(expr, scope)
+            for value, origin in zip(v.known, v.origins, strict=True):
+                if origin is not expr and is_nccl(value):
+                    for rule in s.rules.detectors.get("nccl-string", ()):
+                        s.use(origin, node, rule)
+
+    def rank_index(self, node: ast.Call, path: str | None, name: str, method: bool) -> None:
+        """A device index taken from the rank: each TorchTPU process owns device 0 only."""
+        s = self.s
+        args = node.args
+        if method and name in ("to", "cuda") and args and rank_expr(args[0]):
+            s.detect("rank-device-index", node)
+        elif path == "torch.device" and (len(args) > 1 and _not_zero(args[1]) or len(args) == 1 and rank_expr(args[0])):
+            s.detect("rank-device-index", node)
+        elif path in _SET_INDEX and args and _not_zero(args[0]):
+            s.detect("rank-device-index", node)
+        for kw in node.keywords:
+            if kw.arg == "device_ids" and isinstance(kw.value, (ast.List, ast.Tuple)):
+                if any(_not_zero(e) for e in kw.value.elts):
+                    s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg == "device_ids" and ranky(kw.value):
+                s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg in _RANK_KEYWORDS and ranky(kw.value) or kw.arg == "device" and rank_expr(kw.value):
+                s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
+                s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg == "device_map" and _maps_to_rank(kw.value):
+                s.detect("rank-device-index", kw)  # from_pretrained(device_map={"": local_rank})
+
+    def dataloader(self, node: ast.Call, scope: Scope) -> None:
+        workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
+        for expr in workers:
+            v = self.s.values(expr, scope)
+            many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
+            if many or v.unknown:
+                self.s.pending_loader.append((node, v.followed))
+
+
+def _maps_to_rank(value: ast.expr) -> bool:
+    """A ``device_map`` that places weights on the rank's device index: ``local_rank`` itself, or a
+    dict with one (``{"": local_rank}``); every TorchTPU process owns index 0 only."""
+    if isinstance(value, ast.Dict):
+        return any(v is not None and rank_expr(v) for v in value.values)
+    return rank_expr(value)
+
+
+def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
+    """Why importing this file needs CUDA: a finding of a CUDA-only rule in a statement the module
+    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none."""
+    if not any(f.rule in CUDA_ONLY_RULES for f in kept):
+        return ""
+    plain = (ast.Try, ast.If, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    spans = [(st.lineno, st.end_lineno or st.lineno) for st in _body(s) if not isinstance(st, plain)]
+    for f in kept:
+        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans):
+            return f"{f.code} at line {f.line}"
+    return ""
+
+
+def _bound_name(scope: Scope, call: ast.Call) -> str | None:
+    """The name ``name = call(...)`` binds in ``scope`` (looked up only for the rare calls that need it)."""
+    for name, exprs in scope.assigned.items():
+        if any(e is call for e in exprs):
+            return name
+    return None
+
+
+def _compiled(s: FileScan, call: ast.Call, scope: Scope) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions of this file a ``torch.compile(...)`` call compiles: the one it decorates
+    (``@torch.compile(fullgraph=True)``) or the one it names (``torch.compile(step, ...)``)."""
+    if (fn := s.decorated.get(id(call))) is not None:
+        return [fn]
+    target = call.args[0] if call.args else None
+    found: list[ast.FunctionDef | ast.AsyncFunctionDef] = []
+    where: Scope | None = scope
+    while type(target) is ast.Name and where is not None and not found:
+        found, where = where.defined(target.id), where.parent
+    return found
+
+
+def _breaks_graph(fn: ast.AST) -> bool:
+    """``.item()``, ``.tolist()``, ``print(...)`` or a ``precision`` block in ``fn``: a graph break."""
+    for node in ast.walk(fn):
+        if type(node) is ast.Call:
+            f = node.func
+            name = f.attr if type(f) is ast.Attribute else f.id if type(f) is ast.Name else ""
+            if name in ("item", "tolist", "print", "precision"):
+                return True
+    return False
+
+
+def _body(s: FileScan) -> list[ast.stmt]:
+    """The statements of the module's top level."""
+    node = s.module.node if s.module is not None else None
+    return list(node.body) if isinstance(node, ast.Module) else []
+
+
+def _spelled(st: ast.Import | ast.ImportFrom) -> str:
+    """An import statement as one line of text, from its tree (the file's lines are not split for it)."""
+    names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in st.names)
+    if isinstance(st, ast.Import):
+        return f"import {names}"
+    return f"from {'.' * st.level}{st.module or ''} import {names}"
+
+
+def _kernels(s: FileScan) -> bool:
+    """The module defines Triton kernels (a function decorated ``@triton.jit`` or ``@triton.autotune(...)``)."""
+    for st in _body(s):
+        for dec in st.decorator_list if isinstance(st, ast.FunctionDef) else ():
+            path = s.resolve(dec.func if isinstance(dec, ast.Call) else dec)[0]
+            if path is not None and path.startswith("triton."):
+                return True
+    return False
+
+
+def _imports(s: FileScan) -> tuple[Imported, ...]:
+    """The import statements that run when the module loads or a function of it runs (not those
+    under an ``if`` or a ``try``, which choose), with the modules each may name, longest first."""
+    body = _body(s)
+    body += [st for fn in body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) for st in fn.body]
+    out = []
+    for st in body:
+        if isinstance(st, ast.Import):
+            modules = [tuple(a.name.split(".")) for a in st.names]
+            exact = False
+        elif isinstance(st, ast.ImportFrom):
+            base = relative(s.shown, st.level, st.module) if st.level else tuple((st.module or "").split("."))
+            modules = [(*base, a.name) for a in st.names if a.name != "*"] + [base]
+            exact = st.level > 0
+        else:
+            continue
+        out.append(Imported(tuple(m for m in modules if any(m)), exact, st.lineno, st.col_offset + 1, _spelled(st)))
+    return tuple(out)
+
+
+def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
+    """What this file exports and passes of device values across modules (kb.scan.scanflow), the imports
+    it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports)."""
+    exports = []
+    for use, name, where_read in s.pending_params:
+        fn = where_read.node
+        if (
+            isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and where_read.parent
+            and not where_read.parent.parent
+        ):
+            plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+            exports.append(Export(fn.name, name, plain.index(name) if name in plain else -1, *s.position(use)[:2]))
+    passed: list[Passed] = []
+    written = any(rule in DEVICE_RULES for _, _, rule in s.findings)  # a device value is written here
+    for call, scope, path in s.outgoing if written else ():
+        where, exact, function = _callee(s, call, path)
+        given: list[tuple[int, str | None, ast.expr]] = [(i, None, a) for i, a in enumerate(call.args)]
+        if any(isinstance(a, ast.Starred) for a in call.args):  # *args: where the rest land is unknown
+            given = given[: next(i for i, a in enumerate(call.args) if isinstance(a, ast.Starred))]
+        given += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
+        for position, keyword, expr in given:
+            v = s.values(expr, scope)
+            for value, origin in zip(v.known, v.origins, strict=True):
+                if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
+                    passed.append(Passed(where, exact, function, position, keyword, s.position(origin)[:2]))
+    returns = _returns(s) if written and s.module is not None else []
+    calls = []
+    for use, call in s.returned_uses:
+        callee = s.resolve(call.func)[0]
+        if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
+            calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
+    found = kept if kept is not None else []
+    return Flows(
+        s.shown, (*exports,), (*passed,), (*returns,), (*calls,), _imports(s), _cuda_only(s, found), _kernels(s)
+    )
+
+
+def _returns(s: FileScan) -> list[Returned]:
+    """The device values the module-level functions of the file return (``def dev(): return th.device("cuda")``)."""
+    module = s.module
+    assert module is not None and isinstance(module.node, ast.Module)
+    out = []
+    for st in module.node.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for expr, inner in s.returned(st.name, module):
+                v = s.values(expr, inner)
+                for value, origin in zip(v.known, v.origins, strict=True):
+                    if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
+                        out.append(Returned(st.name, *s.position(origin)[:2]))
+    return out
+
+
+def _callee(s: FileScan, call: ast.Call, path: str) -> tuple[tuple[str, ...], bool, str]:
+    """The module a call's function comes from (as path parts; exact for a relative import) and its name."""
+    if path:
+        module, _, function = path.rpartition(".")
+        return tuple(module.split(".")), False, function
+    func = call.func
+    if isinstance(func, ast.Attribute):  # from . import dist_util; dist_util.dev()
+        level, module_name, name = s.relative[func.value.id]  # type: ignore[attr-defined]  # a Name
+        return (*relative(s.shown, level, module_name), name), True, func.attr
+    level, module_name, function = s.relative[func.id]  # type: ignore[attr-defined]  # a Name
+    return relative(s.shown, level, module_name), True, function
+
+
+def _relative_callee(s: FileScan, func: ast.expr) -> bool:
+    """``f`` or ``m.f`` where a relative import bound ``f`` or the module ``m``."""
+    if type(func) is ast.Attribute:
+        func = func.value
+        return type(func) is ast.Name and func.id in s.relative and s.relative[func.id][1] is None
+    return type(func) is ast.Name and func.id in s.relative
+
+
+def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, tuple[ScanRule, ...]]:
+    """Whether an attribute chain touches CUDA, and the attribute rules its prefixes match."""
+    cuda = bool((path and path.startswith(_CUDA_PATHS)) or chain.endswith(".cuda"))
+    found: list[ScanRule] = []
+    index = rules.attributes
+    while index:
+        found += index.match(path, chain)
+        cut = chain.rfind(".")
+        chain = chain[: max(cut, 0)]
+        if cut <= 0 or "." not in chain:  # the root name (or expression) is no attribute
+            break
+        path = path[: path.rfind(".")] if path else None
+    return cuda, tuple(found)
+
+
+# Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
+_HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
+    ast.Attribute: Visitor.attribute_node,
+    ast.Call: Visitor.call_node,
+    ast.Subscript: Visitor.subscript,
+    ast.JoinedStr: Visitor.joined,
+    ast.Expr: Visitor.expression_statement,
+    ast.Constant: Visitor.constant_node,
+    ast.Compare: Visitor.compare,
+    ast.BinOp: Visitor.formatted,
+    ast.FunctionDef: Visitor.function,
+    ast.AsyncFunctionDef: Visitor.function,
+    ast.Lambda: Visitor.function,
+    ast.If: Visitor.if_node,
+    ast.Raise: Visitor.raise_node,
+    ast.For: Visitor.loop_node,
+    ast.AsyncFor: Visitor.loop_node,
+    ast.While: Visitor.loop_node,
+    ast.ListComp: Visitor.comprehension,
+    ast.SetComp: Visitor.comprehension,
+    ast.GeneratorExp: Visitor.comprehension,
+    ast.DictComp: Visitor.comprehension,
+    ast.Import: Visitor.import_node,
+    ast.ImportFrom: Visitor.import_node,
+}
+
+
+_NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+def silenced(line: str, code: str) -> bool:
+    """Whether ``# noqa`` (every code) or ``# noqa: CODE[, CODE]`` on this line names ``code``."""
+    if "noqa" not in line and "NOQA" not in line.upper():
+        return False
+    for m in _NOQA.finditer(line):
+        codes = m.group("codes")
+        if codes is None or code in {c.strip().upper() for c in codes.split(",")}:
+            return True
+    return False
+
+
+def scan_source(text: str, shown: str, rules: RuleSet, before: str | None = None) -> list[Finding]:
+    """Every finding in one file's text; SyntaxError, ValueError or RecursionError when it can't be read.
+
+    ``before`` is the text a fix was made from: the file-wide gates (does the file use CUDA, does it
+    move work to a device) are decided on it, so a fix of one CUDA call can't hide an unfixed
+    ``torch.load`` that was reported only because the file used CUDA."""
+    if before is None:
+        return _scan(text, shown, rules)[0]
+    was = _scan(before, shown, rules)[1]
+    return _scan(text, shown, rules, (was.uses_cuda, was.moves_to_device))[0]
+
+
+def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
+    """scan_source, and what the file passes to or reads from other modules as a device."""
+    kept, state = _scan(text, shown, rules)
+    return kept, file_flows(state, kept)
+
+
+def _scan(
+    text: str, shown: str, rules: RuleSet, gates: tuple[bool, bool] = (False, False)
+) -> tuple[list[Finding], FileScan]:
+    tree = ast.parse(text, shown)
+    state = FileScan(shown, text, rules)
+    state.uses_cuda, state.moves_to_device = gates  # the visit only ever sets them
+    if "add_argument" in text:
+        state.options = argparse_options(tree)
+    Visitor(state).run(tree)
+    if state.device_tests and rules.detectors.keys() & DEVICE_TESTS:
+        cuda = [(f.line, f.column) for f in state.findings.values() if f.severity == "must-change"]
+        must = set(cuda)  # and the uses of a name a must-change finding binds (ext = load(... .cu); ext.op(x))
+        cuda += [
+            place[:2]
+            for spoke, use in state.imported_uses
+            if state.position(spoke)[:2] in must
+            for place in [state.position(use)]
+        ]
+        for name, node in device_tests(tree, state.device_tests, cuda, state.line):
+            state.detect(name, node)
+    findings = state.finish()
+    # A catch-all rule (`torch.cuda.*`) stays quiet where a narrower one (`torch.cuda.amp.*`), or a
+    # rule for that very name, already spoke.
+    broad, narrowest = rules.broad, dict[tuple[int, int], int]()
+    for f in findings:
+        place = (f.line, f.column)
+        narrowest[place] = max(narrowest.get(place, -1), broad.get(f.rule, 1 << 30))
+    kept = [f for f in findings if f.rule not in broad or broad[f.rule] >= narrowest[(f.line, f.column)]]
+    if "is_available" in text:
+        kept = apply_guards(tree, kept, rules, state.line)
+        kept = soften_short_circuited(tree, kept, state.resolve, state.line)
+    if "print" in text or "log" in text:
+        kept = soften_logged(tree, kept, rules.attribute_ids, state.line)
+    if "noqa" in text.lower():
+        kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
+    if rules.guarded and any(f.rule in rules.guarded for f in kept):
+        kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
+    if state.plain_ifs:
+        kept = soften_cuda_guards(state.plain_ifs, kept, state.line)
+    if state.rank_counts:
+        kept = _rank_modulo(kept, state)
+    return _no_half_fixes(kept, rules), state
+
+
+def _rank_modulo(findings: list[Finding], state: FileScan) -> list[Finding]:
+    """``rank % torch.cuda.device_count()`` picks a device by rank: renaming the count to
+    ``torch.accelerator`` would keep a per-rank index, so its finding is left to a person."""
+    places = {state.position(call)[:2] for call in state.rank_counts}
+    return [f._replace(manual=True) if (f.line, f.column) in places else f for f in findings]
+
+
+def _no_half_fixes(findings: list[Finding], rules: RuleSet) -> list[Finding]:
+    """A line that also holds a must-change finding no fix rewrites is left to a person whole: fixing
+    the rest of it would be a half-fix (``torch.device('cuda', local_rank)`` rewritten to the
+    accelerator's type still names the rank), so its fixable findings are marked ``manual`` and the
+    line keeps all its findings, as written."""
+    fixes = {r.id for r in rules.rules if r.fix is not None}
+    unfixed = {f.line for f in findings if f.severity == "must-change" and (f.rule not in fixes or f.manual)}
+    if not unfixed:
+        return findings
+    return [f._replace(manual=True) if f.rule in fixes and f.line in unfixed else f for f in findings]
+
+
+def read_source(path: Path, shown: str) -> tuple[bytes, str | None, list[Problem]]:
+    """A file's bytes and its text (None, with the problem, when it is too large, unreadable, not
+    UTF-8 or holds a NUL byte)."""
+    try:  # opened without blocking and checked after opening: a file swapped for a FIFO can't hang the scan
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return b"", None, [Problem(shown, 1, "is not a regular file (expected a .py file); skipped")]
+            raw = handle.read(MAX_BYTES + 1)
+    except OSError as exc:
+        return b"", None, [Problem(shown, 1, f"can't be read: {exc.strerror or exc}; skipped")]
+    if len(raw) > MAX_BYTES:
+        return raw, None, [Problem(shown, 1, f"larger than {MAX_BYTES // 1_000_000} MB; skipped")]
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        byte = raw[exc.start : exc.start + 1].hex()
+        return raw, None, [Problem(shown, line, f"is not UTF-8 (byte 0x{byte}); skipped")]
+    if "\0" in text:  # Python refuses the whole file (a ValueError or a SyntaxError with no line)
+        return raw, None, [Problem(shown, text[: text.find("\0")].count("\n") + 1, "contains a NUL byte; skipped")]
+    return raw, text, []
+
+
+def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem]]:
+    """Scan one file; a file that can't be read, isn't UTF-8 or doesn't parse is a problem."""
+    findings, problems, _, _ = scan_file_flows(path, shown, rules)
+    return findings, problems
+
+
+def scan_file_flows(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem], Flows, str]:
+    """scan_file, the file's flows across modules (none when it was skipped) and the SHA-256 of the
+    bytes scanned (what ``--fix`` checks before it writes)."""
+    raw, text, problems = read_source(path, shown)
+    if text is None:
+        return [], problems, Flows(shown), ""
+    sha = hashlib.sha256(raw).hexdigest()
+    try:
+        findings, flows = scan_flows(text, shown, rules)
+        return findings, [], flows, sha
+    except SyntaxError as exc:
+        return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")], Flows(shown), sha
+    except (RecursionError, MemoryError):
+        return [], [Problem(shown, 1, "is nested too deeply to scan; skipped")], Flows(shown), sha

@@ -1,0 +1,243 @@
+"""Devices that cross files: a value written in one scanned file and used as a device in another.
+
+The scanner reads one file at a time (kb.scan.scan). Each file also yields its ``Flows``: the device
+places that read a parameter of one of its module-level functions (``def train_one_epoch(model,
+device): x.to(device)``), and the device values its calls pass to a function imported from another
+module (``train_one_epoch(model, device)`` with ``device = torch.device("cuda")``); and the other
+way, the device values its module-level functions return (``def dev(): return th.device("cuda")``)
+and the device places that call a function of another module (``model.to(dist_util.dev())``). ``join``
+matches the two over every scanned file once the scan is done: each use in the other file becomes a
+related place of the finding where the value is written, which stays the one line to change.
+
+A module is matched to a scanned file by its dotted name, as the tail of the file's path
+(``engine`` matches ``repo/engine.py``, ``util.misc`` matches ``repo/util/misc.py``); a relative
+import (``from .engine import f``) names its file exactly. A name that matches no file, or more
+than one, is left alone.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import NamedTuple
+
+from .scannames import Finding
+from .scanrules import RuleSet
+
+# the detectors whose finding sits where a device value is written (kb.scan.scan device_uses)
+DEVICE_RULES = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})
+# the rules whose must-change finding, in a statement the module runs when it is imported, makes the
+# module itself CUDA-only: a GPU-only package imported, or a CUDA extension built, at import time
+CUDA_ONLY_RULES = frozenset(
+    {"triton-import", "flash-attn-import", "transformer-engine-import", "cupy-import", "liger-kernel", "cuda-sources"}
+)
+LOCAL_MODULE = "local-cuda-module"  # the detector that reports an import of such a module of the scanned tree
+
+
+class Export(NamedTuple):
+    """A device place in ``function`` that reads its parameter ``param`` (at ``position``, -1 keyword-only)."""
+
+    function: str
+    param: str
+    position: int
+    line: int
+    column: int
+
+
+class Passed(NamedTuple):
+    """A call passing a device value (written at ``origin``) to ``function`` of ``module``:
+    positional argument ``position``, or ``keyword``. ``module`` is a tuple of names; a relative
+    import's starts from the importing file's folder and must match a file exactly."""
+
+    module: tuple[str, ...]
+    exact: bool
+    function: str
+    position: int
+    keyword: str | None
+    origin: tuple[int, int]
+
+
+class Returned(NamedTuple):
+    """A module-level ``function`` that may return the device value written at (``line``, ``column``)."""
+
+    function: str
+    line: int
+    column: int
+
+
+class Called(NamedTuple):
+    """A device place at (``line``, ``column``) whose value is what ``function`` of ``module`` returns
+    (``model.to(dist_util.dev())``); ``module`` and ``exact`` as in ``Passed``."""
+
+    module: tuple[str, ...]
+    exact: bool
+    function: str
+    line: int
+    column: int
+
+
+class Imported(NamedTuple):
+    """An import statement at (``line``, ``column``) that loads ``module`` (``exact`` as in
+    ``Passed``) when it runs: each module it may name, longest first (``from a import b``: ``a.b``, ``a``)."""
+
+    modules: tuple[tuple[str, ...], ...]
+    exact: bool
+    line: int
+    column: int
+    snippet: str
+
+
+class Flows(NamedTuple):
+    path: str
+    exports: tuple[Export, ...] = ()
+    passed: tuple[Passed, ...] = ()
+    returns: tuple[Returned, ...] = ()
+    calls: tuple[Called, ...] = ()
+    imports: tuple[Imported, ...] = ()
+    cuda_only: str = ""  # why importing this file needs CUDA ("TPU604 at line 3"), "" when it doesn't
+    kernels: bool = False  # the file defines Triton kernels: a kernel library, replaced whole on TPU
+
+
+def module_of(path: str) -> tuple[str, ...]:
+    """The names a file is imported by, from its path (``pkg/__init__.py`` is ``pkg``)."""
+    parts = tuple(path[:-3].split("/")) if path.endswith(".py") else tuple(path.split("/"))
+    return parts[:-1] if parts[-1:] == ("__init__",) else parts
+
+
+def relative(path: str, level: int, module: str | None) -> tuple[str, ...]:
+    """The module a ``from .{level}module import ...`` in the file ``path`` names, as path parts."""
+    folder = posixpath.dirname(path)
+    for _ in range(level - 1):
+        folder = posixpath.dirname(folder)
+    parts = tuple(folder.split("/")) if folder else ()
+    return parts + tuple(module.split(".")) if module else parts
+
+
+def _tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
+    """The scanned files by each tail of their module name (``misc``, ``util.misc`` for util/misc.py)."""
+    tails: dict[tuple[str, ...], list[str]] = {}
+    for fl in flows:
+        parts = module_of(fl.path)
+        for k in range(1, len(parts) + 1):
+            tails.setdefault(parts[-k:], []).append(fl.path)
+    return tails
+
+
+def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
+    """The findings, with one at each import of a scanned module that is itself CUDA-only (it imports
+    Triton or builds a CUDA extension when it loads): importing it fails on a TPU host. Not reported
+    where the import line already has a finding, in a file that defines Triton kernels itself (the
+    port replaces it whole), nor further up a chain of imports."""
+    rule = next(iter(rules.detectors.get(LOCAL_MODULE, ())), None)
+    only = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only}
+    if rule is None or not only:
+        return findings
+    tails = _tails(flows)
+    for fl in flows:  # a package whose __init__ imports one runs it on any import from the package
+        if fl.path.endswith("__init__.py") and fl.path not in only:
+            inner = [t for imp in fl.imports if (t := _first_file(tails, fl.path, imp)) in only]
+            if inner:
+                only[fl.path] = f"it imports `{inner[0]}` ({only[inner[0]]})"
+    keys = {module_of(p)[-k:] for p in only for k in range(1, len(module_of(p)) + 1)}  # what may name one
+    taken = {(f.path, f.line) for f in findings}
+    extra: list[Finding] = []
+    for fl in flows:
+        for imp in () if fl.kernels else fl.imports:
+            if not any(m[:k] in keys for m in imp.modules for k in range(1, len(m) + 1)):
+                continue  # names no CUDA-only module nor a package of one: most imports
+            there = _first_file(tails, fl.path, imp)
+            if there not in only:
+                there = next((p for p in _packages(tails, fl.path, imp) if p in only), there)
+            if there in only and (fl.path, imp.line) not in taken:
+                taken.add((fl.path, imp.line))
+                why = f"{rule.message} (`{there}`: {only[there]})"
+                extra.append(
+                    Finding(
+                        fl.path,
+                        imp.line,
+                        imp.column,
+                        rule.id,
+                        rule.code,
+                        rule.severity,
+                        imp.snippet,
+                        why,
+                        rule.suggestion,
+                        rule.link,
+                        "followed",
+                    )
+                )
+    return sorted(findings + extra) if extra else findings
+
+
+def _packages(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> list[str]:
+    """The ``__init__.py`` of each package an import loads on its way (``a`` and ``a.b`` for ``a.b.c``)."""
+    out = []
+    for module in imp.modules:
+        for k in range(1, len(module)):
+            files = [f for f in tails.get(module[:k], ()) if f.endswith("__init__.py")]
+            files = [f for f in files if not imp.exact or module_of(f) == module[:k]]
+            if len(files) == 1 and files[0] != path:
+                out.append(files[0])
+    return out
+
+
+def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> str | None:
+    """The one scanned file (not ``path``) that the longest module ``imp`` may name matches."""
+    for module in imp.modules:
+        files = [f for f in tails.get(module, ()) if not imp.exact or module_of(f) == module]
+        if files:
+            return files[0] if len(files) == 1 and files[0] != path else None
+    return None
+
+
+def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
+    """The findings, each device value's finding with the uses found in other files added."""
+    tails: dict[tuple[str, ...], list[str]] = {}
+    exports: dict[tuple[str, str], list[Export]] = {}
+    for fl in flows:
+        parts = module_of(fl.path)
+        for k in range(1, len(parts) + 1):
+            tails.setdefault(parts[-k:], []).append(fl.path)
+        for e in fl.exports:
+            exports.setdefault((fl.path, e.function), []).append(e)
+    returns: dict[tuple[str, str], list[Returned]] = {}
+    for fl in flows:
+        for r in fl.returns:
+            returns.setdefault((fl.path, r.function), []).append(r)
+
+    def file_of(fl: Flows, module: tuple[str, ...], exact: bool) -> str | None:
+        files = [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
+        return files[0] if len(files) == 1 and files[0] != fl.path else None
+
+    def returning(fl: Flows, c: Called) -> str | None:
+        """The file whose ``c.function`` returns a device: the module's own, else the one module of
+        that package that defines it (``from timm import utils; utils.f()``, f in timm/utils/dist.py)."""
+        there = file_of(fl, c.module, c.exact)
+        if there is not None and (there, c.function) in returns:
+            return there
+        inside: list[str] = []
+        for path, function in returns:
+            package = module_of(path)[:-1]
+            named = package if c.exact else package[-len(c.module) :]  # a relative import names it exactly
+            if function == c.function and path != fl.path and package and named == c.module:
+                inside.append(path)
+        return inside[0] if len(inside) == 1 else None
+
+    extra: dict[tuple[str, int, int], set[tuple[str, int, int]]] = {}
+    for fl in flows:
+        for p in fl.passed:
+            if (there := file_of(fl, p.module, p.exact)) is None:
+                continue
+            for e in exports.get((there, p.function), ()):
+                if (e.param == p.keyword) if p.keyword is not None else (p.position == e.position >= 0):
+                    extra.setdefault((fl.path, *p.origin), set()).add((there, e.line, e.column))
+        for c in fl.calls:
+            if (there := returning(fl, c)) is not None:
+                for r in returns.get((there, c.function), ()):
+                    extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
+    if not extra:
+        return findings
+    out = []
+    for f in findings:
+        more = extra.get((f.path, f.line, f.column)) if f.rule in DEVICE_RULES else None
+        out.append(f._replace(elsewhere=tuple(sorted(more)), how="followed") if more else f)
+    return out

@@ -1,0 +1,1 @@
+"""The team-wiki features: the review queue, edit links and stable URLs."""
