@@ -6,10 +6,11 @@ import textwrap
 import pytest
 
 from conftest import ROOT, write_tables
+from kb.core.diagramlayout import WIDTH, check, layout, words, wrap
 from kb.core.load import load_kb, read_kb
 from kb.core.schema import Diagram
 from kb.core.validate import validate_kb
-from kb.render.diagrams import WIDTH, check, layout, render, words, wrap
+from kb.render.diagrams import render
 from kb.render.render import Ctx, render_markdown
 
 GOOD = """\
@@ -82,7 +83,7 @@ def test_code_and_its_punctuation_stay_together():
 
 @pytest.mark.parametrize("room", [100.0, 140.0, 250.0])
 def test_wrapped_lines_fit_their_room(room):
-    from kb.render.diagrams import width_of
+    from kb.core.diagramlayout import width_of
 
     lines = wrap("Does asynchronous execution hide where an error or `NaN` comes from, today?", 14, room, "n")
     assert all(width_of(line, 14) <= room for line in lines)

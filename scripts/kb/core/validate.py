@@ -8,8 +8,7 @@ import re
 from pathlib import Path
 from urllib.parse import unquote
 
-from ..render import diagrams
-from . import agree
+from . import agree, diagramlayout
 from .errors import Problem
 from .load import KB, Record, is_row
 from .schema import PRIMARY_KINDS, MigrationRule, Model, Source, Sourced
@@ -25,7 +24,7 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     today = today or build_date()
     problems: list[Problem] = []
     problems += _unique_ids(kb)
-    problems += diagrams.check(kb)
+    problems += diagramlayout.check(kb)
     sources = kb.index("sources")
     cited: set[str] = set()
     for records in kb.tables.values():
