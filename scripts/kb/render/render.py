@@ -12,8 +12,9 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from html import unescape as html_unescape
-from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar, get_args, get_origin
+from typing import Any, Callable, Literal, Protocol, TypeVar, get_args, get_origin
 
+from ..core.diagramlayout import DiagramError
 from ..core.errors import Problem
 from ..core.escape import UnsafeValue, abbr_line, attr, https_url, link_title, md_code, md_rich, md_text, number
 from ..core.escape import clear_caches as clear_escape_caches
@@ -46,8 +47,14 @@ from ..wheel.coverage import InventoryError, read_inventory, undocumented, undoc
 from . import benchrender, charts, diagrams
 from .errortopics import BY_KEY, TOPICS, Topic, topic_of
 
-if TYPE_CHECKING:  # review reads pages, which render them: import it for its types only
-    from ..wiki.review import Queue
+
+class ReviewQueue(Protocol):
+    """What rendering asks of the review queue (kb/wiki/review.py's ``Queue``, a layer above)."""
+
+    def markdown(self, link: Callable[[str], str]) -> str: ...
+
+    def page_note(self, src_uri: str, link: Callable[[str], str]) -> str: ...
+
 
 SHORTCODE = re.compile(r"<!--\s*kb:([A-Za-z_-]*)(.*?)-->")
 _INLINE_CODE = re.compile(r"(`+)(?:(?!\1).)+?\1")
@@ -65,7 +72,7 @@ class Ctx:
 
     kb: KB
     src_uri: str
-    review: Queue | None = None
+    review: ReviewQueue | None = None
 
     def link(self, target: str) -> str:
         """A link from this page to ``target`` (a docs-relative path with optional #anchor)."""
@@ -297,7 +304,7 @@ def _fmt_filter(value: object) -> str:
 # ---- Tables ----
 
 
-def _md_table(header: list[str], rows: list[list[str]]) -> str:
+def md_table(header: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     lines += ["| " + " | ".join(cell or "&nbsp;" for cell in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -310,7 +317,7 @@ def _kb_table(name: str, header: list[str], rows: list[list[str]], cards: bool =
     label = [f'<span class="kb-label">{h}:</span> ' for h in header]
     labelled = [[cell if i == 0 or not cell else label[i] + cell for i, cell in enumerate(row)] for row in rows]
     kind = f"kb-table kb-table--{attr(name)}" + (" kb-table--cards" if cards else "")
-    return f'\n\n<div class="{kind}" markdown>\n\n{_md_table(header, labelled)}\n\n</div>\n\n'
+    return f'\n\n<div class="{kind}" markdown>\n\n{md_table(header, labelled)}\n\n</div>\n\n'
 
 
 def _anchor(prefix: str, rec: Record[Model]) -> str:
@@ -699,7 +706,7 @@ def sc_diagram(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     rec = _record(ctx, "diagrams", _one(pos, "diagram id"))
     try:
         return "\n\n" + diagrams.render(ctx.kb, rec.narrow(Diagram).model) + "\n\n"
-    except diagrams.DiagramError as exc:
+    except DiagramError as exc:
         raise ShortcodeError(f"{rec.path}:{rec.line}: {exc}") from None
 
 
@@ -858,55 +865,19 @@ def _no_kw(kw: dict[str, str]) -> None:
         raise ShortcodeError(f"unexpected argument '{next(iter(kw))}' (expected none)")
 
 
-def _review_rules(queue: Queue) -> str:
-    """What the queue was computed against, in a sentence."""
-    release = queue.release
-    if release is None:
-        when = "the pinned release (unknown: no torch-tpu.pin)"
-    elif release.date is None:
-        when = f"{release.spec} (its date is unknown: add a source for its PyPI page, with published:)"
-    else:
-        when = f"{release.spec} was published ({release.shown_date})"
-    return (
-        f"last reviewed (a page) or verified (a record) more than {queue.max_age} days before "
-        f"{queue.today.isoformat()}, before {when}, or before a source it cites was published"
-    )
-
-
 def sc_review_queue(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     """The pages and records due for review (kb/wiki/review.py), one row each."""
     _no_kw(kw)
     if pos:
         raise ShortcodeError(f"unexpected argument '{pos[0]}' (expected none)")
-    queue = ctx.review
-    if queue is None:  # the first reading of the pages: the queue needs all of them
+    if ctx.review is None:  # the first reading of the pages: the queue needs all of them
         return "\n\n*The review queue is computed once every page has been read.*\n\n"
-    intro = f"\n\nDue: {md_text(_review_rules(queue))}. "
-    if not queue.items:
-        return intro + "Nothing is due.\n\n"
-    rows = []
-    for due in queue.items:
-        if due.src_uri is not None:
-            item = f"[{md_text(due.path)}]({ctx.link(due.src_uri)})"
-        else:
-            item = f"{md_code(f'{due.path}:{due.line}')} ({md_text(due.label)})"
-        rows.append([item, md_text(due.last.isoformat()), "; ".join(md_text(r) for r in due.reasons)])
-    count = f"{len(queue.items)} item{'s' if len(queue.items) != 1 else ''} due:\n\n"
-    return intro + count + _md_table(["Page or record", "Last reviewed", "Why"], rows) + "\n\n"
+    return ctx.review.markdown(ctx.link)
 
 
 def review_note(ctx: Ctx) -> str:
     """A 'may be out of date' admonition for a page that is due, to go under its title."""
-    due = ctx.review.of_page(ctx.src_uri) if ctx.review else None
-    if due is None:
-        return ""
-    why = "; ".join(md_text(r) for r in due.reasons)
-    queue = ctx.link("about/review-queue.md")
-    return (
-        f'!!! warning "This page may be out of date"\n\n'
-        f"    Last reviewed {md_text(due.last.isoformat())}. Due for review: {why}. "
-        f"See the [review queue]({queue}).\n\n"
-    )
+    return ctx.review.page_note(ctx.src_uri, ctx.link) if ctx.review else ""
 
 
 def sc_bench(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:

@@ -23,14 +23,16 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from ..core.errors import Problem
+from ..core.escape import md_code, md_text
 from ..core.load import KB, Record
 from ..core.mdscan import prose_lines
 from ..core.schema import Model, Source
 from ..pages.pages import Page
+from ..render.render import md_table
 
 DEFAULT_MAX_AGE = 90
 TODAY_VAR = "KB_TODAY"
@@ -190,6 +192,47 @@ class Queue:
 
     def of_page(self, src_uri: str) -> Due | None:
         return next((d for d in self.items if d.src_uri == src_uri), None)
+
+    def rules(self) -> str:
+        """What the queue was computed against, in a sentence."""
+        release = self.release
+        if release is None:
+            when = "the pinned release (unknown: no torch-tpu.pin)"
+        elif release.date is None:
+            when = f"{release.spec} (its date is unknown: add a source for its PyPI page, with published:)"
+        else:
+            when = f"{release.spec} was published ({release.shown_date})"
+        return (
+            f"last reviewed (a page) or verified (a record) more than {self.max_age} days before "
+            f"{self.today.isoformat()}, before {when}, or before a source it cites was published"
+        )
+
+    def markdown(self, link: Callable[[str], str]) -> str:
+        """The queue as the review-queue page shows it: what it was computed against, then a row per item."""
+        intro = f"\n\nDue: {md_text(self.rules())}. "
+        if not self.items:
+            return intro + "Nothing is due.\n\n"
+        rows = []
+        for due in self.items:
+            if due.src_uri is not None:
+                item = f"[{md_text(due.path)}]({link(due.src_uri)})"
+            else:
+                item = f"{md_code(f'{due.path}:{due.line}')} ({md_text(due.label)})"
+            rows.append([item, md_text(due.last.isoformat()), "; ".join(md_text(r) for r in due.reasons)])
+        count = f"{len(self.items)} item{'s' if len(self.items) != 1 else ''} due:\n\n"
+        return intro + count + md_table(["Page or record", "Last reviewed", "Why"], rows) + "\n\n"
+
+    def page_note(self, src_uri: str, link: Callable[[str], str]) -> str:
+        """A 'may be out of date' admonition for the page ``src_uri`` when it is due, else ``""``."""
+        due = self.of_page(src_uri)
+        if due is None:
+            return ""
+        why = "; ".join(md_text(r) for r in due.reasons)
+        return (
+            f'!!! warning "This page may be out of date"\n\n'
+            f"    Last reviewed {md_text(due.last.isoformat())}. Due for review: {why}. "
+            f"See the [review queue]({link('about/review-queue.md')}).\n\n"
+        )
 
 
 def make_queue(
