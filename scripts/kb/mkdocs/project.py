@@ -333,7 +333,7 @@ def check_package(
     problems += _framework_check(project, cache)
     problems += check_errors(project.kb, index)
     problems += _messages(project)
-    problems += check_facts(project.kb, index)
+    problems += check_facts(project.kb, index.facts)
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
 

@@ -21,16 +21,13 @@ from __future__ import annotations
 import ast
 import re
 import zipfile
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..core.errors import Problem
 from ..core.load import KB
 from ..core.schema import Claim
-
-if TYPE_CHECKING:
-    from .wheel import WheelIndex
 
 BACKEND_FILE = "torch_tpu/_internal/compile/_backend.py"
 PG_LIBRARY = "torch_tpu/csrc/common/glue_2_13_0/libpywrap_2_13_0_common.so"
@@ -273,12 +270,13 @@ def _imports(tree: ast.Module, module: str) -> dict[str, str]:
     return found
 
 
-def check_facts(kb: KB, index: WheelIndex) -> list[Problem]:
-    """Each claim of FACT_RECORDS must name, in backticks, exactly what the wheel says."""
+def check_facts(kb: KB, wheel_facts: Mapping[str, Iterable[str]]) -> list[Problem]:
+    """Each claim of FACT_RECORDS must name, in backticks, exactly what the wheel says (``wheel_facts``:
+    a wheel index's ``facts``)."""
     claims = {rec.id: rec for rec in kb.rows("claims", Claim)}
     if not any(rid in claims for rid in FACT_RECORDS):
         return []
-    facts = {key: set(names) for key, names in index.facts.items()}
+    facts = {key: set(names) for key, names in wheel_facts.items()}
     problems = []
     for record_id, key in FACT_RECORDS.items():
         rec = claims.get(record_id)
