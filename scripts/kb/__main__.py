@@ -53,7 +53,18 @@ COMMANDS = {
 
 def _load(where: str) -> object:
     module, _, name = where.partition(":")
-    return getattr(importlib.import_module(f".{module}", __package__ or "kb"), name)
+    try:
+        found = importlib.import_module(f".{module}", __package__ or "kb")
+    except ModuleNotFoundError as exc:
+        if not (exc.name or "").startswith("kb."):
+            raise
+        print(
+            f"python -m kb: this command needs the handbook's checkout ({exc.name} is not installed here; the "
+            "torchtpu-scan package holds the scanner alone: run torchtpu-scan PATH)",
+            file=sys.stderr,
+        )
+        raise SystemExit(2) from None
+    return getattr(found, name)
 
 
 def main(argv: list[str] | None = None) -> int:
