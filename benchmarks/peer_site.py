@@ -102,7 +102,7 @@ FAULTS: tuple[Fault, ...] = (
 
 # The printable handbook (about/print.md and its parts) repeats every page's content, so every fault
 # shows there a second time: what tools say about it is neither a catch nor a false positive. The
-# same pages as kb.render.printpage.PRINT_PAGES (tests/test_peer_site.py holds them equal).
+# same pages as kb.render.printpage.PRINT_PAGES (tests/bench/test_peer_site.py holds them equal).
 PRINT_PAGES = ("about/print.md", *(f"about/print/part-{n}.md" for n in range(1, 5)))
 REPEATS = frozenset(PRINT_PAGES)
 

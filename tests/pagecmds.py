@@ -15,7 +15,7 @@ A shell block that cannot run in the tests says why instead, with ``data-norun``
     ```
 
 (with a title or ``hl_lines``, superfences takes attributes only in the all-braces form). Every
-shell block of the docs carries one of the two (``shell_blocks``, tests/test_pagecmds.py).
+shell block of the docs carries one of the two (``shell_blocks``, tests/content/test_pagecmds.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Runs the handbook's code spans on torch (CPU) for tests/test_recommended_calls.py.
+"""Runs the handbook's code spans on torch (CPU) for tests/pages/test_recommended_calls.py.
 
 Reads a JSON list of jobs from the file named by argv[1] and prints one JSON result per job:
   {"kind": "run", "code": ...}        exec the code in a fresh namespace (aliases and placeholders bound)

@@ -51,7 +51,7 @@ LIMITS = Limits()
 # returns too), DEL and C1 controls, the Unicode line and paragraph separators (libyaml counts
 # them as line breaks, so every later line number would be wrong) and every format character
 # (category Cf: bidi overrides and isolates, zero-width spaces and joiners, soft hyphens, a byte
-# order mark past the start, tag characters). tests/test_yamlload.py checks the Cf ranges
+# order mark past the start, tag characters). tests/core/test_yamlload.py checks the Cf ranges
 # against unicodedata.
 FORBIDDEN = re.compile(
     "[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029"

@@ -14,7 +14,7 @@ is parsed and given a side:
 - ``other``: a fragment (``optimizer.step()``) or another library (Ray, JAX).
 
 Spans are either ``call`` (they do something: a call, a ``with`` or an assignment) or ``name``
-(a dotted name to look up). ``tests/test_recommended_calls.py`` runs the calls and looks up the
+(a dotted name to look up). ``tests/pages/test_recommended_calls.py`` runs the calls and looks up the
 names on torch 2.13 CPU. Nothing here imports torch.
 """
 
@@ -330,7 +330,7 @@ def sample_calls(path: Path, shown: str) -> list[Span]:
     try:
         tree = ast.parse(path.read_text("utf-8"))
     except SyntaxError:
-        return []  # tests/test_samples.py reports a sample that does not compile
+        return []  # tests/content/test_samples.py reports a sample that does not compile
     aliases = _imports(tree)
     spans: list[Span] = []
     for node in ast.walk(tree):

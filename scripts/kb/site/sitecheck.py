@@ -32,7 +32,7 @@ _DOCUMENTS = (".html", ".htm", ".css", *XML_MARKUP)  # read (an .svg opened dire
 _ENTITY = "<!ENTITY> declaration (expected no DTD entities: they expand into unchecked markup)"
 _CLIMB = re.compile(r"(?:\.\./)+")
 # Material's own stylesheets (9.8.1, templates/assets/stylesheets/) by SHA-256: not read, as tinycss2
-# takes half a second over main.css. tests/test_sitecheck_parallel.py re-derives them from the theme.
+# takes half a second over main.css. tests/site/test_sitecheck_parallel.py re-derives them from the theme.
 THEME_STYLES = {
     "57a0d79d880c51fe0fa86e34640429eefc664e85f1906c885beed544fd00a9ed": "main.57a0d79d.min.css",
     "fb2fffe2c525a359e29ee030c77ffdead459d9d73888c34213d4773262a832ab": "palette.fb2fffe2.min.css",

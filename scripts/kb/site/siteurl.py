@@ -19,7 +19,7 @@ _REFRESH = re.compile(
 )
 
 # Material's own inline scripts (9.8.1, templates/partials/javascripts/) by the SHA-256 of their text
-# with the relative URL literal in `new URL("...")` blanked out (tests/test_sitecheck.py re-derives them).
+# with the relative URL literal in `new URL("...")` blanked out (tests/site/test_sitecheck.py re-derives them).
 THEME_SCRIPTS = {
     "e441dbdde5a0501b99527bb443d86875df7b1a02ed15df77ed97b4c8234e4b70": "announce.html",
     "7eb3684fdacd2881f67b9428983273a29d8774d8bc82622af9b65a8ec1032a90": "base.html",

@@ -294,7 +294,7 @@ def project_redirects(root: Path) -> dict[str, str]:
 def redirect_pages(targets: dict[str, str], use_directory_urls: bool = True) -> dict[str, str]:
     """Each redirect stub's site-relative path -> the exact text mkdocs-redirects writes there (for
     the built-site check). The text is the plugin's own template, read from its source file so the
-    check doesn't import MkDocs; the paths follow the plugin's rules (tests/test_urls.py holds them
+    check doesn't import MkDocs; the paths follow the plugin's rules (tests/wiki/test_urls.py holds them
     to the plugin's own helpers). Entries the validator rejects are left out: the build fails
     before any stub is written."""
     if not targets:

@@ -5,7 +5,7 @@ snippets/MANIFEST.toml lists every sample with its kind:
   tpu    needs a TPU (gpu: an NVIDIA GPU; xla: a TPU and torch_xla): compiled and linted only,
          plus an optional `smoke` run on the CPU after a few textual replacements
   shell  checked with `bash -n`
-  diff   a unified diff of two samples (tests/test_port.py keeps it current)
+  diff   a unified diff of two samples (tests/content/test_port.py keeps it current)
 Twins (a GPU file and its TPU rewrite, or before/after) declare `hl_lines`, the lines of the
 file that differ from its twin; the pages highlight those, so they are checked against a diff.
 """
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 MANIFEST_PATH = SNIPPETS / "MANIFEST.toml"
 README_PATH = SNIPPETS / "README.md"
@@ -347,7 +347,7 @@ def test_changed_lines_helper():
 
 def test_ruff_check_snippets():
     result = subprocess.run(
-        [sys.executable, "-m", "ruff", "check", "--no-cache", "snippets", "tests/test_samples.py"],
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "snippets", "tests/content/test_samples.py"],
         cwd=ROOT,
         capture_output=True,
         text=True,

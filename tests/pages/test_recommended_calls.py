@@ -42,7 +42,7 @@ from kb.wheel.wheelfacts import PG_LIBRARY
 
 pytestmark = pytest.mark.slow  # each test runs CPU PyTorch in a subprocess
 
-RUNNER = Path(__file__).with_name("recommended_runner.py")
+RUNNER = Path(__file__).resolve().parents[1] / "recommended_runner.py"
 PLACEHOLDERS = {
     "model", "module", "tensor", "x", "t", "inputs", "a", "b", "i", "s", "seed", "dim", "N",
     "device", "path", "state_dict", "mesh_shape", "fn", "args", "optimizer",

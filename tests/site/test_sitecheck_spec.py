@@ -2,7 +2,6 @@
 browser runs as documents whatever their name: each is read the way the browser reads it."""
 
 import pytest
-
 from test_sitecheck_hostile import CONTENT_LINE, page, run
 
 # (content, what must be said): each reported at the content line.

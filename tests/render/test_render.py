@@ -348,7 +348,7 @@ def test_a_source_with_a_cite_is_shown_by_it_in_links_and_conflicts(tmp_path):
 def test_every_source_of_the_handbook_has_its_own_cite():
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     kb = load_kb(root / "docs" / "data", shown_root=root)
     cites = {rid: rec.model.cite for rid, rec in kb.index("sources").items()}
     assert [rid for rid, cite in cites.items() if not cite] == []

@@ -15,6 +15,7 @@ import markdown
 import pytest
 
 from conftest import MINI_TABLES, write_tables
+from hostile import PAYLOADS
 from kb.core.errors import KBError
 from kb.core.load import load_kb
 from kb.core.schema import TABLES
@@ -40,36 +41,6 @@ EXTENSIONS = [
 ]
 CONFIG = {"pymdownx.snippets": {"base_path": ["."], "check_paths": False}, "pymdownx.tabbed": {"alternate_style": True}}
 
-PAYLOADS = [
-    "<script>alert(1)</script>",
-    "<img src=x onerror=alert(1)>",
-    "x](javascript:alert(1)) [y",
-    "[link](https://evil.example/)",
-    "SAFE{: onfocus=alert(1) autofocus }",
-    "SAFE { .x onclick='alert(1)' }",
-    "a | b | c",
-    "*em* _em_ **strong** ~~del~~",
-    "--> <!-- hidden",
-    "{{ config.site_name }} {% if x %}",
-    "# heading",
-    "1. list",
-    "- item",
-    ": definition",
-    '=== "tab"',
-    "!!! danger",
-    '--8<-- "mkdocs.yml"',
-    "*[SAFE]: <b>tip</b>",
-    "`code <b>` and `` ` ``",
-    "https://evil.example/x)<svg/onload=alert(1)>",
-    "&#60;script&#62; &lt;b&gt;",
-    "<style>body{display:none}</style>",
-    "line one\rline two",
-    "tab\there",
-    "nul\x00here",
-    "bidi \u202eevil",
-    "[ ] task",
-    "```\nfence",
-]
 
 RECORDS = {
     "modes": """\

@@ -20,9 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import ROOT
+from hostile import PAYLOADS
 from kb.core.errors import Problem
 from kb.mkdocs.project import validate_project
-from test_payloads import PAYLOADS
 
 pytestmark = pytest.mark.slow  # Hypothesis mutates the real tables and pages, many examples each
 

@@ -129,7 +129,7 @@ def test_the_check_site_command_does_not_import_the_knowledge_base(tmp_path):
         "try:\n    runpy.run_module('kb', run_name='__main__')\nexcept SystemExit:\n    pass\n"
         "print(sorted(m for m in ('pydantic', 'kb.core.schema', 'kb.scan.scan', 'kb.wheel.package') if m in sys.modules))"
     )
-    scripts = str(Path(__file__).resolve().parents[1] / "scripts")
+    scripts = str(Path(__file__).resolve().parents[2] / "scripts")
     env = {**os.environ, "PYTHONPATH": scripts}
     out = subprocess.run(
         [sys.executable, "-c", code, str(tmp_path), str(site)], capture_output=True, text=True, env=env

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "migrate" / "scan-your-code.md"
 SAMPLE = ROOT / "snippets" / "scan" / "train.py"
 FENCE = re.compile(r"^(\s*)```(\w+)([^\n]*)\n(.*?)^\1```\s*$", re.M | re.S)

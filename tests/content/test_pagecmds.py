@@ -1,7 +1,7 @@
 """Every shell block on a page is run here as written (``data-run``) or says why not (``data-norun``).
 
-The blocks of the worked port are run by tests/test_port.py, the Accelerate launch by
-tests/test_frameworks.py, the rest below. A page's
+The blocks of the worked port are run by tests/content/test_port.py, the Accelerate launch by
+tests/content/test_frameworks.py, the rest below. A page's
 ``~/src/my-training-repo`` is the reader's own repository: it runs with ``HOME`` set to a folder
 where that repository holds a copy of the handbook's GPU training script.
 """
@@ -14,8 +14,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 import test_port
+
 from conftest import ROOT
 from pagecmds import Block, all_marked_blocks, marked_blocks, run_block, shell_blocks
 
@@ -32,7 +32,7 @@ CHECKS = {
     "docs/about/review-queue.md": (REVIEW,),
     "docs/about/contributing.md": (REVIEW,),
     "docs/about/site-checks.md": (BENCH,),
-    "docs/frameworks/accelerate.md": (r"\npython accelerate_tpu\.py$",),  # run by tests/test_frameworks.py
+    "docs/frameworks/accelerate.md": (r"\npython accelerate_tpu\.py$",),  # run by tests/content/test_frameworks.py
 }
 FINDING = re.compile(r"^  \d+:\d+  TPU\d{3}  (must-change|review|info)  \S+  ", re.M)
 CONCISE = re.compile(r"^/\S+/train_gpu\.py:\d+:\d+: TPU\d{3} \S")

@@ -1,7 +1,7 @@
 """The Frameworks pages: their GPU -> TPU diffs stay current and their launch commands run as written.
 
 snippets/frameworks/*.diff are the diffs of each GPU script and its TPU form, shown on the pages.
-Rewrite them after editing a script with: KB_UPDATE_DIFF=1 ./dev test tests/test_frameworks.py
+Rewrite them after editing a script with: KB_UPDATE_DIFF=1 ./dev test tests/content/test_frameworks.py
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ import pytest
 from buildtools import HANG_S, deadline
 from kb.core.yamlload import LIMITS, ConfigLoader, YAMLProblem, load_file, parse
 
-SCRIPTS = Path(__file__).resolve().parents[1] / "scripts"
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 def problem_of(text: str, loader=None) -> str:

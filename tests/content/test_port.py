@@ -5,7 +5,7 @@ Both scripts train for a few steps on the CPU with a tiny config (the GPU one wi
 one also under torchrun with two processes. snippets/port/train.diff is the diff between the
 two, and the page shows every hunk of it exactly once.
 
-    KB_UPDATE_DIFF=1 ./dev test tests/test_port.py   # rewrite train.diff after editing a script
+    KB_UPDATE_DIFF=1 ./dev test tests/content/test_port.py   # rewrite train.diff after editing a script
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import yaml
 
 from pagecmds import Block, marked_blocks, run_block
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PORT = ROOT / "snippets" / "port"
 GPU, TPU, DIFF = PORT / "train_gpu.py", PORT / "train_tpu.py", PORT / "train.diff"
 PAGE = ROOT / "docs" / "migrate" / "worked-port.md"
@@ -196,7 +196,7 @@ def test_diff_file_is_the_diff_of_the_two_scripts():
     if os.environ.get("KB_UPDATE_DIFF") == "1":
         DIFF.write_text(expected)
     assert DIFF.read_text() == expected, (
-        "snippets/port/train.diff is stale: run KB_UPDATE_DIFF=1 ./dev test tests/test_port.py, "
+        "snippets/port/train.diff is stale: run KB_UPDATE_DIFF=1 ./dev test tests/content/test_port.py, "
         f"then point the page's includes at the hunks {hunks(expected)}"
     )
 
@@ -230,7 +230,7 @@ def _scan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 # --- the commands the page tells the reader to run, run exactly as written ---------------------
 # Each is a fenced block marked {data-run="FOLDER"} (tests/pagecmds.py), run unchanged with bash
-# from FOLDER; tests/test_pagecmds.py holds every marked block of the docs to one check.
+# from FOLDER; tests/content/test_pagecmds.py holds every marked block of the docs to one check.
 
 VERIFY = r"^python train_tpu\.py "
 SCAN_DIFF = r"^\./dev scan --diff \S*train_gpu\.py$"
@@ -245,7 +245,7 @@ def page_block(pattern: str) -> Block:
 
 
 def test_every_marked_block_of_the_page_has_one_check():
-    """tests/test_pagecmds.py holds every marked block of the docs to a check; these are this page's."""
+    """tests/content/test_pagecmds.py holds every marked block of the docs to a check; these are this page's."""
     for block in marked_blocks(PAGE):
         where = f"{block.page.relative_to(ROOT)}:{block.line}"
         assert sum(bool(re.search(p, block.command.strip())) for p in CHECKED) == 1, f"{where}: no check"

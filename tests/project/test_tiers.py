@@ -83,7 +83,7 @@ def test_the_quick_tier_leaves_out_every_marker():
 def test_every_test_that_builds_the_site_is_marked_build():
     missing = {
         path.name: names
-        for path in sorted(TESTS.glob("test_*.py"))
+        for path in sorted(TESTS.rglob("test_*.py"))
         if (names := unmarked_builds(path.read_text(encoding="utf-8")))
     }
     assert not missing, f"mark these @pytest.mark.build (./dev test --quick would build the site): {missing}"

