@@ -18,7 +18,7 @@ from mkdocs.utils.templates import TemplateContext
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from kb.mkdocs.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow_reading_path, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
+from kb.mkdocs.build import CHECK_TIMED, Build, BuildFailed, fail, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
 from kb.mkdocs.export import export_project  # noqa: E402
 from kb.mkdocs.publish import shown_site  # noqa: E402
 from kb.render.printpage import PRINT_PARTS  # noqa: E402
@@ -42,11 +42,11 @@ def on_shutdown() -> None:
 
 
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    return _guard(check_config, config)  # the site address and Git host, before any template sees them
+    return _guard(_build.check_config, config)  # the site address and Git host, before any template sees them
 
 
 def on_nav(nav: Any, *, config: MkDocsConfig, **_: object) -> Any:
-    return _guard(follow_reading_path, nav, config)  # previous/next along the README's reading path
+    return _guard(_build.follow_reading_path, nav, config)  # previous/next along the README's reading path
 
 
 def on_pre_build(config: MkDocsConfig) -> None:

@@ -128,9 +128,10 @@ def page_paths(site: Path) -> list[str]:
 
 def redirect_paths(site: Path) -> list[str]:
     """The redirect stubs mkdocs-redirects wrote into ``site`` (from mkdocs.yml's redirect map)."""
+    from kb.core.config import read_config
     from kb.wiki.urls import project_redirects, redirect_pages
 
-    maps = project_redirects(ROOT)
+    maps = project_redirects(read_config(ROOT))
     stubs = [*redirect_pages(maps, True), *redirect_pages(maps, False)]  # served site, file:// bundle
     return sorted(p for p in stubs if (site / p).is_file())
 

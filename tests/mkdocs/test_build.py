@@ -6,6 +6,7 @@ import pytest
 
 from buildtools import run, validate
 from conftest import ROOT
+from kb.core.config import read_config
 from wikisite import plain_build
 
 
@@ -177,7 +178,7 @@ def test_the_tags_index_lists_every_allowed_tag(built):
     from kb.pages.tags import allowed_tags
 
     html = (built / "reference" / "tags" / "index.html").read_text(encoding="utf-8")
-    allowed, _ = allowed_tags(ROOT)
+    allowed, _ = allowed_tags(read_config(ROOT).main)
     for tag in allowed or []:
         assert f'id="tag:{tag}"' in html, tag
 

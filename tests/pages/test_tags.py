@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from kb.core.config import read_config
 from kb.mkdocs.project import validate_project
 from kb.pages.tags import allowed_tags
 
@@ -89,7 +90,7 @@ def test_an_allow_list_entry_with_markup_is_reported(mini):
 def test_the_real_site_declares_task_and_area_tags_and_tags_every_page():
     from kb.render.printpage import PRINT_PAGES
 
-    allowed, problems = allowed_tags(ROOT)
+    allowed, problems = allowed_tags(read_config(ROOT).main)
     assert problems == []
     assert allowed is not None
     tasks = {"training", "inference", "distributed", "debugging", "performance"}

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kb.core.config import read_config
 from kb.wiki.editlinks import check_edit_uri, check_environment, check_repo_url, check_site_url
 from wikisite import REPO, ROOT, SITE, build, plain_site, wiki_site
 
@@ -77,11 +78,11 @@ def test_check_environment_points_at_the_keys_in_mkdocs_yml(monkeypatch):
     edit_line = next(n for n, line in enumerate(lines, 1) if line.startswith("edit_uri:"))
     monkeypatch.setenv("HANDBOOK_REPO_URL", "ftp://x.org/r")
     monkeypatch.setenv("HANDBOOK_EDIT_URI", "//x/")
-    found = check_environment(ROOT)
+    found = check_environment(read_config(ROOT))
     assert [(p.path, p.line) for p in found] == [("mkdocs.yml", repo_line), ("mkdocs.yml", edit_line)]
     monkeypatch.delenv("HANDBOOK_REPO_URL")
     monkeypatch.delenv("HANDBOOK_EDIT_URI")
-    assert check_environment(ROOT) == []
+    assert check_environment(read_config(ROOT)) == []
 
 
 def config_root(tmp_path: Path, text: str, offline: str = "") -> Path:
@@ -113,7 +114,7 @@ def test_a_variable_is_checked_as_the_yaml_value_mkdocs_reads(tmp_path, monkeypa
     is refused with the variable's name at its line, not passed as text or left to MkDocs."""
     root = config_root(tmp_path, SETTINGS)
     monkeypatch.setenv("HANDBOOK_REPO_URL", raw)
-    assert [str(p) for p in check_environment(root)] == [
+    assert [str(p) for p in check_environment(read_config(root))] == [
         f"mkdocs.yml:3: repo_url (from HANDBOOK_REPO_URL) {raw!r} reads as {kind}, as MkDocs parses it as YAML "
         "(expected https://HOST/GROUP/PROJECT as text, or HANDBOOK_REPO_URL unset for the default)"
     ]
@@ -121,7 +122,7 @@ def test_a_variable_is_checked_as_the_yaml_value_mkdocs_reads(tmp_path, monkeypa
     monkeypatch.setenv("HANDBOOK_EDIT_URI", raw)
     assert [
         (p.line, f"edit_uri (from HANDBOOK_EDIT_URI) {raw!r} reads as {kind}" in p.message)
-        for p in check_environment(root)
+        for p in check_environment(read_config(root))
     ] == [(4, True)]
 
 
@@ -129,9 +130,9 @@ def test_an_empty_variable_is_unset_and_a_good_one_passes(tmp_path, monkeypatch)
     root = config_root(tmp_path, SETTINGS)
     monkeypatch.setenv("HANDBOOK_REPO_URL", "")
     monkeypatch.setenv("HANDBOOK_EDIT_URI", "-/edit/main/docs/")
-    assert check_environment(root) == []
+    assert check_environment(read_config(root)) == []
     monkeypatch.setenv("HANDBOOK_REPO_URL", "https://git.example/team/handbook")
-    assert check_environment(root) == []
+    assert check_environment(read_config(root)) == []
 
 
 def test_a_bad_default_and_an_unchecked_env_setting_are_refused(tmp_path, monkeypatch):
@@ -139,7 +140,7 @@ def test_a_bad_default_and_an_unchecked_env_setting_are_refused(tmp_path, monkey
     monkeypatch.delenv("SITE", raising=False)
     text = "site_name: S\nedit_uri: !ENV [HANDBOOK_EDIT_URI, 7]\nextra:\n  analytics:\n    property: !ENV SITE\n"
     offline = "INHERIT: mkdocs.yml\nrepo_url: !ENV [OFFLINE_REPO, 'http://x.org/r']\n"
-    found = [str(p) for p in check_environment(config_root(tmp_path, text, offline))]
+    found = [str(p) for p in check_environment(read_config(config_root(tmp_path, text, offline)))]
     assert found == [
         "mkdocs.yml:2: edit_uri (its default in mkdocs.yml) 7 reads as a number, as MkDocs parses it as YAML "
         "(expected a path such as 'edit/main/docs/' as text, or the variable unset for the default)",
@@ -155,7 +156,7 @@ def test_a_python_tag_in_an_env_default_is_never_constructed(tmp_path, monkeypat
     monkeypatch.delenv("HANDBOOK_REPO_URL", raising=False)
     marker = tmp_path / "ran"
     text = f"repo_url: !ENV [HANDBOOK_REPO_URL, !!python/object/apply:os.system ['touch {marker}']]\n"
-    found = [str(p) for p in check_environment(config_root(tmp_path, text))]
+    found = [str(p) for p in check_environment(read_config(config_root(tmp_path, text)))]
     assert found == ["mkdocs.yml:1: 'repo_url': a !!python tag (expected plain YAML)"]
     assert not marker.exists()
 
@@ -216,14 +217,14 @@ def test_the_offline_bundle_inherits_the_settings():
 
 
 def test_an_env_tag_on_a_mapping_is_refused_in_words_not_a_traceback(tmp_path):
-    found = [str(p) for p in check_environment(config_root(tmp_path, "repo_url: !ENV {a: b}\n"))]
+    found = [str(p) for p in check_environment(read_config(config_root(tmp_path, "repo_url: !ENV {a: b}\n")))]
     assert len(found) == 1 and found[0].startswith("mkdocs.yml:1: 'repo_url': ")
     assert found[0].endswith("(expected !ENV NAME or !ENV [NAME, ..., DEFAULT])")
 
 
 def test_a_config_past_the_limits_is_left_to_the_nav_check(tmp_path):
     deep = "repo_url: !ENV [X, " + "[" * 5000 + "]" * 5000 + "]\n"
-    assert check_environment(config_root(tmp_path, deep)) == []
+    assert check_environment(read_config(config_root(tmp_path, deep))) == []
 
 
 @pytest.mark.parametrize("url", ["https://wiki.example.com/handbook/", "http://wiki.corp:8080/", "https://h.example"])
@@ -247,7 +248,7 @@ def test_a_bad_site_url_fails_validate_and_the_build(tmp_path, monkeypatch):
     lines = (ROOT / "mkdocs.yml").read_text("utf-8").split("\n")
     line = next(n for n, text in enumerate(lines, 1) if text.startswith("site_url:"))
     monkeypatch.setenv("HANDBOOK_SITE_URL", "wiki/")
-    found = check_environment(ROOT)
+    found = check_environment(read_config(ROOT))
     assert line == 9  # the build's message below names it
     assert [(p.path, p.line) for p in found] == [("mkdocs.yml", line)]
     # MkDocs itself refuses a URL without a scheme or host (in its own words): this one it takes

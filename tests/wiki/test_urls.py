@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
+from kb.core.config import read_config
 from kb.wiki.urls import check_urls, project_redirects, redirect_pages, url_of
 
 PAGES = {"index.md": {"home"}, "a/new.md": {"new", "part"}, "a/index.md": {"a"}}
@@ -29,7 +30,7 @@ def project(tmp_path: Path, redirects: str = "old.md: a/new.md", listed: str = L
 
 
 def problems(root: Path) -> list[str]:
-    found, notes = check_urls(root, PAGES, SHOWN)
+    found, notes = check_urls(read_config(root), PAGES, SHOWN)
     assert notes == []
     return [str(p) for p in found]
 
@@ -149,7 +150,7 @@ def test_a_missing_list(tmp_path):
 
 def test_a_project_without_the_plugin_or_list_is_skipped_with_a_note(tmp_path):
     (tmp_path / "mkdocs.yml").write_text(f"site_name: t\n{NAV}", encoding="utf-8")
-    assert check_urls(tmp_path, PAGES, SHOWN) == (
+    assert check_urls(read_config(tmp_path), PAGES, SHOWN) == (
         [],
         ["stable URL check skipped: no redirects plugin in mkdocs.yml and no docs/data/published-urls.txt"],
     )
@@ -165,13 +166,13 @@ def test_redirect_pages_are_the_plugins_own_stubs():
 
 
 def test_the_real_project_has_a_redirect_and_both_configs_agree():
-    assert project_redirects(ROOT) == {"scan.md": "migrate/scan-your-code.md"}
+    assert project_redirects(read_config(ROOT)) == {"scan.md": "migrate/scan-your-code.md"}
     import yaml
 
     offline = (ROOT / "mkdocs.offline.yml").read_text(encoding="utf-8")
     plugins = yaml.load(offline.split("plugins:", 1)[1].join(["plugins:", ""]), Loader=yaml.SafeLoader)["plugins"]
     maps = next(p["redirects"]["redirect_maps"] for p in plugins if isinstance(p, dict) and "redirects" in p)
-    assert maps == project_redirects(ROOT)
+    assert maps == project_redirects(read_config(ROOT))
 
 
 @pytest.mark.build
@@ -184,7 +185,7 @@ def test_the_built_stub_is_the_plugins_and_passes_the_site_check(tmp_path):
 
     site = plain_site()
     stub = (site / "scan" / "index.html").read_text(encoding="utf-8")
-    assert stub == redirect_pages(project_redirects(ROOT))["scan/index.html"]
+    assert stub == redirect_pages(project_redirects(read_config(ROOT)))["scan/index.html"]
     env = {"PYTHONPATH": str(ROOT / "scripts"), "PATH": "/usr/bin:/bin"}
     check = [sys.executable, "-m", "kb", "check-site"]
     result = subprocess.run([*check, str(site)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)

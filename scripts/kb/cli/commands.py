@@ -43,12 +43,13 @@ def check_site(args: argparse.Namespace) -> int:
     if not args.site.is_dir():
         print(f"{args.site}:1: no such folder (expected a built site; run the build first)", file=sys.stderr)
         return 2
+    from ..core.config import read_config
     from ..site.sitecheck import check_site, page_files
     from ..wiki.urls import project_redirects, redirect_pages
 
     start = time.perf_counter()
     hints = page_files(args.root / "docs", not args.flat_urls)
-    redirects = redirect_pages(project_redirects(args.root), not args.flat_urls)
+    redirects = redirect_pages(project_redirects(read_config(args.root)), not args.flat_urls)
     problems = check_site(args.site, hints, shown=str(args.site), redirects=redirects)
     what = f"site {args.site}"
     took = time.perf_counter() - start

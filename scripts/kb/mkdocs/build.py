@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..core.config import SiteConfig, read_config
 from ..core.errors import Problem, format_problems
 from ..core.yamlload import YAMLProblem, decode
 from ..pages.pages import split_front_matter
@@ -57,23 +58,6 @@ def report(problems: list[Problem], what: str) -> None:
         file=sys.stderr,
         flush=True,
     )
-
-
-def check_config(config: Any) -> Any:
-    """The site address and the Git host for the edit actions (MkDocs' config), checked before
-    any template sees them; no repository URL means no actions."""
-    root = Path(config.config_file_path).parent
-    fail(check_settings(config.repo_url, config.edit_uri, root, config.site_url), "site and Git host settings")
-    if not config.repo_url:
-        config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
-    return config
-
-
-def follow_reading_path(nav: Any, config: Any) -> Any:
-    """Previous and next along mkdocs.yml's extra.reading_path (kb/render/readingpath.py)."""
-    text = Path(config.config_file_path).read_text(encoding="utf-8")
-    fail(link_reading_path(nav.pages, config.extra.get("reading_path"), text), "reading path")
-    return nav
 
 
 def page_markdown(
@@ -117,6 +101,7 @@ class Build:
     last_site: LastGood | None = None  # under serve: a copy of the last site that built
     cache: ServeCache = field(default_factory=ServeCache)  # under serve: work on unchanged pages
     cached_generation: int = 0  # the build the cache was last set up for
+    site_config: SiteConfig | None = None  # this build's mkdocs.yml and mkdocs.offline.yml, read once
 
     def _derived(self) -> Memo[Any] | None:
         return self.cache.derived if self.serving else None
@@ -161,10 +146,28 @@ class Build:
         if self.last_site is not None:
             self.last_site.close()
 
+    def check_config(self, config: Any) -> Any:
+        """The site address and the Git host for the edit actions (MkDocs' config), checked before
+        any template sees them; no repository URL means no actions. mkdocs.yml and
+        mkdocs.offline.yml are read here, once per build, for every check that needs them."""
+        self.site_config = read_config(Path(config.config_file_path).parent)
+        text = self.site_config.main.text or ""  # unreadable: validation reports it
+        fail(check_settings(config.repo_url, config.edit_uri, text, config.site_url), "site and Git host settings")
+        if not config.repo_url:
+            config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
+        return config
+
+    def follow_reading_path(self, nav: Any, config: Any) -> Any:
+        """Previous and next along mkdocs.yml's extra.reading_path (kb/render/readingpath.py)."""
+        text = self.site_config.main.text if self.site_config is not None else None
+        fail(link_reading_path(nav.pages, config.extra.get("reading_path"), text or ""), "reading path")
+        return nav
+
     def pre_build(self, root: Path, log: Callable[[str], None]) -> None:
         """Validate the KB and every page before anything is built."""
         self.generation += 1
-        project = validate_project(root, cache=self.cache.project if self.serving else None)
+        cache = self.cache.project if self.serving else None
+        project = validate_project(root, cache=cache, config=self.site_config)
         for note in project.notes:
             log(note)
         if project.problems and self.serving and self.last_good is not None:

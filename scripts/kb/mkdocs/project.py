@@ -7,12 +7,13 @@ import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..core.config import MAIN, SiteConfig, read_config
 from ..core.errors import Problem
 from ..core.files import scan_project
 from ..core.load import KB, read_kb
 from ..core.mdscan import prose_lines
 from ..core.validate import validate_kb
-from ..core.yamlload import YAMLProblem, check_characters, decode, one_line, read_text
+from ..core.yamlload import YAMLProblem, check_characters, decode, one_line
 from ..pages.namecheck import check_errors, check_names
 from ..pages.pages import (
     Page,
@@ -55,7 +56,11 @@ class Project:
 
 
 def validate_project(
-    root: Path, wheel: Path | None = None, package: bool = True, cache: ProjectCache | None = None
+    root: Path,
+    wheel: Path | None = None,
+    package: bool = True,
+    cache: ProjectCache | None = None,
+    config: SiteConfig | None = None,
 ) -> Project:
     """Check the files, load and validate the KB, render every page and check its links.
 
@@ -68,7 +73,8 @@ def validate_project(
     With ``package`` (the default), the handbook is also held to the pinned wheel when it is
     cached (or given as ``wheel``); when it is not, a note says the package check was skipped.
     With ``cache`` (under serve), the KB and the pages' shortcodes are not read or rendered again
-    when their inputs are unchanged (kb/mkdocs/pagecache.py); every check still runs.
+    when their inputs are unchanged (kb/mkdocs/pagecache.py); every check still runs. ``config``: mkdocs.yml
+    and mkdocs.offline.yml as the build read them (kb/core/config.py); read here when not given.
     """
     project = Project(root)
     scan = scan_project(root)
@@ -100,9 +106,11 @@ def validate_project(
             ]
     except Exception as exc:  # a bug in a check must not become a traceback
         project.problems.append(_crash(exc, "docs"))
-    project.problems += _check_nav(root, pages, scan.problems)
+    refused = any(p.path == MAIN for p in scan.problems)  # never read: outside the project, a FIFO, too large
+    site = read_config(root, refused) if config is None or refused else config
+    project.problems += site.problems
     project.problems += check_said_once((p.shown, p.body, p.body_line) for p in pages)
-    _check_config(project, pages, any(p.path == "mkdocs.yml" for p in scan.problems))
+    _check_config(project, pages, site)
     project.pages = {p.src_uri: p for p in pages}
     if ready:
         project.kb, project.kb_key = kb, kb_key
@@ -144,24 +152,24 @@ class _Renders:
         return found[0], list(found[1])
 
 
-def _check_config(project: Project, pages: list[Page], unreadable: bool) -> None:
-    """The checks that read mkdocs.yml: tags, settings, scripts and the published URLs (none when
-    the file scan found mkdocs.yml unsafe to read: a FIFO, too large)."""
-    root = project.root
+def _check_config(project: Project, pages: list[Page], site: SiteConfig) -> None:
+    """The checks that read mkdocs.yml: the nav, tags, settings, scripts and the published URLs
+    (only the tags' shape when the file scan found mkdocs.yml unsafe to read: a FIFO, too large)."""
     try:
-        project.problems += check_tags(root, pages, unreadable)
+        project.problems += check_tags(site, pages)
     except Exception as exc:  # a bug in a check must not become a traceback
-        project.problems.append(_crash(exc, "mkdocs.yml"))
-    if unreadable:
+        project.problems.append(_crash(exc, MAIN))
+    if site.refused:
         return
     try:
-        project.problems += check_environment(root)
-        project.problems += check_scripts(root)
-        found, notes = check_urls(root, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
+        project.problems += check_nav(site.main, pages)
+        project.problems += check_environment(site)
+        project.problems += check_scripts(site)
+        found, notes = check_urls(site, {p.src_uri: p.anchors for p in pages}, {p.src_uri: p.shown for p in pages})
         project.problems += found
         project.notes += notes
     except Exception as exc:  # a bug in a check must not become a traceback
-        project.problems.append(_crash(exc, "mkdocs.yml"))
+        project.problems.append(_crash(exc, MAIN))
 
 
 # Pages are read by regular expressions (here, in pages.py and in render.py) some of which take
@@ -170,21 +178,6 @@ def _check_config(project: Project, pages: list[Page], unreadable: bool) -> None
 # to seconds. A page past them is reported and checked no further (links to it still resolve).
 MAX_PAGE_BYTES = 256_000
 MAX_LINE = 4_000
-
-
-def _check_nav(root: Path, pages: list[Page], file_problems: list[Problem]) -> list[Problem]:
-    """The nav checks, on a mkdocs.yml the file scan accepted and that is UTF-8 text."""
-    config = root / "mkdocs.yml"
-    if any(p.path == "mkdocs.yml" for p in file_problems):
-        return []  # reported by the scan (outside the project, a FIFO, too large): never read
-    try:
-        if config.is_file():
-            read_text(config, "mkdocs.yml")
-        return check_nav(root, pages)
-    except YAMLProblem as exc:
-        return [exc.problem]
-    except Exception as exc:  # a bug in a check must not become a traceback
-        return [_crash(exc, "mkdocs.yml")]
 
 
 class _AnyAnchor(set[str]):

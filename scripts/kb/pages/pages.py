@@ -14,11 +14,12 @@ from typing import Any
 from urllib.parse import unquote
 
 from ..core import validate
+from ..core.config import ConfigFile
 from ..core.errors import Problem
 from ..core.load import KB, Record
 from ..core.mdscan import code_mask, prose_lines
 from ..core.schema import ErrorEntry, Framework, MigrationRule, Source
-from ..core.yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, decode, parse, read_text
+from ..core.yamlload import KeyPath, Located, YAMLProblem, decode, parse
 from ..render.render import Ctx, abbreviations, render_markdown
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
@@ -377,16 +378,13 @@ def _snippet(line: str, lineno: int, page: Page, base: Path) -> list[Problem]:
     return []
 
 
-def check_nav(root: Path, pages: list[Page]) -> list[Problem]:
-    """Every nav entry in mkdocs.yml names a page, and every page is in the nav."""
-    config = root / "mkdocs.yml"
-    if not config.is_file():
+def check_nav(config: ConfigFile, pages: list[Page]) -> list[Problem]:
+    """Every nav entry in mkdocs.yml names a page, and every page is in the nav (nothing when
+    mkdocs.yml is absent or unreadable: kb/core/config.py reports that)."""
+    located = config.located
+    nav = config.data.get("nav")
+    if located is None or nav is None:
         return []
-    try:
-        located = parse(read_text(config, "mkdocs.yml"), "mkdocs.yml", ConfigLoader)
-    except YAMLProblem as exc:
-        return [exc.problem]
-    nav = located.data.get("nav") if isinstance(located.data, dict) else None
     if nav is None:
         return []
     known = {p.src_uri for p in pages}

@@ -4,10 +4,10 @@ mkdocs.yml, and every page's ``tags:`` front matter must be a list of names from
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
+from ..core.config import ConfigFile, SiteConfig
 from ..core.errors import Problem
-from ..core.yamlload import ConfigLoader, Located, YAMLProblem, parse, read_text
+from ..core.yamlload import Located, YAMLProblem, parse
 from .pages import Page
 
 # A tag is a plain name: the theme writes it into pages and URLs, so no markup, spaces or controls.
@@ -17,16 +17,13 @@ _PLUGIN_NAMES = ("tags", "material/tags")
 CONFIG = "mkdocs.yml"
 
 
-def allowed_tags(root: Path) -> tuple[list[str] | None, list[Problem]]:
-    """The ``tags_allowed`` list of the tags plugin in mkdocs.yml; None when there is no tags plugin."""
-    path = root / CONFIG
-    if not path.is_file():
+def allowed_tags(config: ConfigFile) -> tuple[list[str] | None, list[Problem]]:
+    """The ``tags_allowed`` list of the tags plugin in mkdocs.yml; None when there is no tags plugin
+    (or mkdocs.yml is absent or unreadable: kb/core/config.py reports that)."""
+    located = config.located
+    if located is None:
         return None, []
-    try:
-        located = parse(read_text(path, CONFIG), CONFIG, ConfigLoader)
-    except YAMLProblem as exc:
-        return None, [exc.problem]
-    plugins = located.data.get("plugins") if isinstance(located.data, dict) else None
+    plugins = config.data.get("plugins")
     for i, entry in enumerate(plugins if isinstance(plugins, list) else []):
         if entry in _PLUGIN_NAMES:
             return None, [_no_list(located.line(("plugins", i)))]
@@ -63,13 +60,13 @@ def _no_list(line: int) -> Problem:
     )
 
 
-def check_tags(root: Path, pages: list[Page], config_unsafe: bool = False) -> list[Problem]:
+def check_tags(config: SiteConfig, pages: list[Page]) -> list[Problem]:
     """Every page's ``tags:`` is a list of declared tags, each problem at the tag's line.
 
-    ``config_unsafe``: the file scan reported mkdocs.yml (never read it); pages with tags are then
-    checked for their shape only.
+    When the file scan refused mkdocs.yml (never read), pages with tags are checked for their shape only.
     """
-    allowed, problems = (None, []) if config_unsafe else allowed_tags(root)
+    config_unsafe = config.refused
+    allowed, problems = allowed_tags(config.main)
     for page in pages:
         if "tags" in page.meta:
             problems += page_tag_problems(page, allowed, config_unsafe)

@@ -26,11 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..core.config import ConfigFile, SiteConfig
 from ..core.errors import Problem
-from ..core.yamlload import ConfigLoader, Located, YAMLProblem, one_line, parse, read_text
+from ..core.yamlload import Located, YAMLProblem, one_line, read_text
 
 ALLOWLIST = "docs/assets/vendor/ALLOWLIST"
-CONFIGS = ("mkdocs.yml", "mkdocs.offline.yml")
 SCRIPT_SUFFIXES = (".js", ".mjs")
 _LINE = re.compile(r"([0-9a-f]{64})  (\S+)")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:|^//", re.I)
@@ -149,14 +149,12 @@ def config_scripts(config: Located) -> list[tuple[str, int]]:
     return found
 
 
-def check_config(root: Path, name: str, listed: dict[str, Entry]) -> list[Problem]:
-    path = root / name
-    if not path.is_file():
+def check_config(root: Path, file: ConfigFile, listed: dict[str, Entry]) -> list[Problem]:
+    """The scripts one configuration file adds (nothing when it is absent or unreadable:
+    kb/core/config.py reports that)."""
+    config, name = file.located, file.name
+    if config is None:
         return []
-    try:
-        config = parse(read_text(path, name), name, ConfigLoader)
-    except YAMLProblem:
-        return []  # the nav and tags checks report a config that can't be read
     problems: list[Problem] = []
     for value, line in config_scripts(config):
         if _SCHEME.match(value) or value.startswith("/"):
@@ -215,11 +213,12 @@ def theme_templates() -> Path | None:
     return Path(spec.origin).parent / "templates"
 
 
-def check_scripts(root: Path) -> list[Problem]:
-    """All of the above for the project at ``root``."""
+def check_scripts(config: SiteConfig) -> list[Problem]:
+    """All of the above for the project of ``config``."""
+    root = config.root
     listed, problems = read_allowlist(root)
     problems += check_files(root, listed)
-    for name in CONFIGS:
-        problems += check_config(root, name, listed)
+    for file in config.files:
+        problems += check_config(root, file, listed)
     problems += check_overrides(root, listed, theme_templates())
     return problems

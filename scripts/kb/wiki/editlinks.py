@@ -15,14 +15,14 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
 import yaml
 
+from ..core.config import SiteConfig
 from ..core.errors import Problem
-from ..core.yamlload import ConfigLoader, YAMLProblem, one_line, parse, read_text
+from ..core.yamlload import one_line
 
 REPO_VAR = "HANDBOOK_REPO_URL"
 EDIT_VAR = "HANDBOOK_EDIT_URI"
@@ -110,14 +110,8 @@ def check_edit_uri(
     return []
 
 
-def check_settings(
-    repo_url: str | None, edit_uri: str | None, root: Path, site_url: str | None = None
-) -> list[Problem]:
-    """The three values, located at their keys in mkdocs.yml."""
-    try:
-        text = (root / "mkdocs.yml").read_text("utf-8")
-    except (OSError, UnicodeDecodeError):
-        text = ""  # the nav check reports an unreadable mkdocs.yml
+def check_settings(repo_url: str | None, edit_uri: str | None, text: str, site_url: str | None = None) -> list[Problem]:
+    """The three values, located at their keys in ``text``, mkdocs.yml's text ("" when unreadable)."""
     return (
         check_site_url(site_url, _line_of(text, "site_url"))
         + check_repo_url(repo_url, _line_of(text, "repo_url"))
@@ -127,7 +121,6 @@ def check_settings(
 
 # ---- Settings read from the environment (``!ENV``), checked with the value MkDocs will use ----
 
-CONFIGS = ("mkdocs.yml", "mkdocs.offline.yml")
 Check = Callable[[str | None, int, str, str], list[Problem]]
 # Every setting that may come from the environment, and its check. A ``!ENV`` anywhere else is
 # refused: a setting nobody checks must not be set by a variable.
@@ -249,20 +242,17 @@ def _python_tag(node: yaml.Node) -> bool:
     return False
 
 
-def check_environment(root: Path) -> list[Problem]:
+def check_environment(config: SiteConfig) -> list[Problem]:
     """Every ``!ENV`` of mkdocs.yml and mkdocs.offline.yml, with the value the next build will
     read from this environment (``python -m kb validate``)."""
     problems: list[Problem] = []
-    for name in CONFIGS:
-        path = root / name
-        if not path.is_file():
-            continue
+    for file in config.files:
+        if file.text is None or file.located is None:
+            continue  # absent or unreadable (kb/core/config.py reports that): MkDocs' loader never sees it
         try:
-            text = read_text(path, name)
-            parse(text, name, ConfigLoader)  # within the limits (depth, size) before MkDocs' loader sees it
-            settings = env_settings(text, name)
-        except (YAMLProblem, yaml.YAMLError):
-            continue  # the nav and tags checks report a config file that can't be read
+            settings = env_settings(file.text, file.name)
+        except yaml.YAMLError:
+            continue  # our reader parsed it within its limits; MkDocs' own reader will report its error
         for setting in settings:
             problems += check_env_setting(setting)
     return problems

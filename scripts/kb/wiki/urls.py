@@ -18,8 +18,9 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from ..core.config import SiteConfig
 from ..core.errors import Problem
-from ..core.yamlload import ConfigLoader, KeyPath, Located, YAMLProblem, parse, read_text
+from ..core.yamlload import KeyPath, Located
 from ..site.sitepaths import built_file
 
 PUBLISHED = "docs/data/published-urls.txt"
@@ -59,15 +60,6 @@ def url_of(src_uri: str) -> str:
     else:
         stem += "/"
     return "/" + stem.lstrip("/")
-
-
-def read_config(root: Path) -> Located | None:
-    """mkdocs.yml with the line of every value; None when it is missing or can't be parsed (the
-    nav check reports that)."""
-    try:
-        return parse(read_text(root / "mkdocs.yml", "mkdocs.yml"), "mkdocs.yml", ConfigLoader)
-    except YAMLProblem:
-        return None
 
 
 def redirects_of(config: Located) -> tuple[Redirects, list[Problem]]:
@@ -266,14 +258,16 @@ def check_published(
     return problems
 
 
-def check_urls(root: Path, pages: dict[str, set[str]], shown_of: dict[str, str]) -> tuple[list[Problem], list[str]]:
-    """The redirect map and the published-URL list of the project at ``root``: (problems, notes).
+def check_urls(
+    site: SiteConfig, pages: dict[str, set[str]], shown_of: dict[str, str]
+) -> tuple[list[Problem], list[str]]:
+    """The redirect map and the published-URL list of the project of ``site``: (problems, notes).
 
     A project whose mkdocs.yml has no redirects plugin and that has no list (a test fixture, a
     fresh site) is not held to stable URLs; a note says so."""
-    config = read_config(root)
+    root, config = site.root, site.main.located
     if config is None:
-        return [], []  # reported by the nav check
+        return [], []  # absent or unreadable: kb/core/config.py reports that
     redirects, problems = redirects_of(config)
     if not redirects.configured and not (root / PUBLISHED).exists():
         return problems, [f"stable URL check skipped: no redirects plugin in mkdocs.yml and no {PUBLISHED}"]
@@ -285,9 +279,9 @@ def check_urls(root: Path, pages: dict[str, set[str]], shown_of: dict[str, str])
     return problems, []
 
 
-def project_redirects(root: Path) -> dict[str, str]:
-    """The redirect map in ``root``/mkdocs.yml (mkdocs.offline.yml repeats it; a test keeps them equal)."""
-    config = read_config(root)
+def project_redirects(site: SiteConfig) -> dict[str, str]:
+    """The redirect map in mkdocs.yml (mkdocs.offline.yml repeats it; a test keeps them equal)."""
+    config = site.main.located
     return redirects_of(config)[0].targets if config is not None else {}
 
 
