@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from ..core.config import MAIN, SiteConfig, read_config
@@ -38,6 +40,8 @@ from ..wiki.editlinks import check_environment
 from ..wiki.review import Queue, build_today, make_queue, release_of
 from ..wiki.urls import check_urls
 from .pagecache import Memo, ProjectCache, digest, tree_digest
+
+REVIEW_SHORTCODE = "kb:review-queue"  # a page that shows the review queue (kb/wiki/review.py)
 
 
 @dataclass
@@ -85,15 +89,12 @@ def validate_project(
     project.problems += problems
     ready = not problems  # the gate: render only from a KB whose references all resolve
     renders = cache.renders if cache is not None and kb_key else None
-    pages, problems = read_pages(scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders))
+    queue_for = partial(review_queue, root, kb) if ready else None
+    pages, problems, project.review = read_pages(
+        scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders), queue_for
+    )
     project.problems += problems
     project.problems += check_descriptions(pages)
-    if ready:
-        try:
-            project.review, problems = review_pages(root, kb, pages)
-            project.problems += problems
-        except Exception as exc:  # a bug in a check must not become a traceback
-            project.problems.append(_crash(exc, "docs"))
     try:
         if ready:
             project.problems += check_pages(pages, project.docs, kb)
@@ -143,11 +144,14 @@ class _Renders:
     kb_key: str = ""
     memo: Memo[tuple[str, list[Problem]]] | None = None
 
-    def render(self, body: str, kb: KB, src_uri: str, shown: str, line: int) -> tuple[str, list[Problem]]:
-        if self.memo is None or not self.kb_key:
-            return render_markdown(body, Ctx(kb, src_uri), shown, line)
+    def render(self, page: Page, kb: KB, queue: Queue | None) -> tuple[str, list[Problem]]:
+        """The page's Markdown with its shortcodes rendered; a page that shows the review queue
+        depends on the date and every page, so it is never reused."""
+        body, src_uri, shown, line = page.body, page.src_uri, page.shown, page.body_line
+        if self.memo is None or not self.kb_key or REVIEW_SHORTCODE in body:
+            return render_markdown(body, Ctx(kb, src_uri, queue), shown, line)
         key = digest([self.kb_key, src_uri, shown, str(line), body])
-        found = self.memo.get_or_make(key, lambda: render_markdown(body, Ctx(kb, src_uri), shown, line))
+        found = self.memo.get_or_make(key, lambda: render_markdown(body, Ctx(kb, src_uri, queue), shown, line))
         assert found is not None  # render_markdown always returns a result
         return found[0], list(found[1])
 
@@ -188,17 +192,49 @@ class _AnyAnchor(set[str]):
 
 
 def read_pages(
-    paths: list[Path], docs: Path, root: Path, kb: KB | None, renders: _Renders | None = None
-) -> tuple[list[Page], list[Problem]]:
-    """Read ``paths`` (pages the file scan found safe) and, with a KB, render their shortcodes.
+    paths: list[Path],
+    docs: Path,
+    root: Path,
+    kb: KB | None,
+    renders: _Renders | None = None,
+    queue_for: Callable[[list[Page]], tuple[Queue, list[Problem]]] | None = None,
+) -> tuple[list[Page], list[Problem], Queue | None]:
+    """Read ``paths`` (pages the file scan found safe) and, with a KB, render their shortcodes,
+    each page once: ``queue_for`` makes the review queue from every page's sources first (the
+    pages that show it need it), and it is returned.
 
     Never raises for bad input: a page that can't be read or rendered is a problem at its line.
     Without a KB the pages keep their shortcodes, and a page with any has ``_AnyAnchor``. A page
     that can't be read, or is past a limit, is kept as an empty stand-in, so that the nav and
     links to it don't report it missing.
     """
+    pages, problems, readable = _read_sources(paths, docs, root)
+    if kb is None:
+        return pages, problems, None
+    queue = None
+    if queue_for is not None:
+        try:
+            queue, found = queue_for(pages)
+            problems += found
+        except Exception as exc:  # a bug in a check must not become a traceback
+            problems.append(_crash(exc, "docs"))
+    for page in readable:
+        try:
+            page.rendered, found = (renders or _Renders()).render(page, kb, queue)
+            problems += found
+            page.anchors = page_anchors(page.rendered)
+        except Exception as exc:  # a bug in a renderer must not become a traceback
+            problems.append(_crash(exc, page.shown))
+            page.rendered, page.anchors = page.body, _AnyAnchor()
+    return pages, problems, queue
+
+
+def _read_sources(paths: list[Path], docs: Path, root: Path) -> tuple[list[Page], list[Problem], list[Page]]:
+    """Every page read, with its front matter split off; the pages that can be rendered, apart.
+    Until rendered, a page's anchors are its headings (``_AnyAnchor`` when it has shortcodes)."""
     pages: list[Page] = []
     problems: list[Problem] = []
+    readable: list[Page] = []
     for path in paths:
         src_uri = path.relative_to(docs).as_posix()
         shown = path.relative_to(root).as_posix()
@@ -208,25 +244,21 @@ def read_pages(
             pages.append(Page(src_uri, shown, "", anchors=_AnyAnchor()))
             continue
         page = Page(src_uri, shown, text)
+        pages.append(page)
         try:
             page.meta, page.body, page.body_line, found = split_front_matter(text, shown)
             problems += found  # the front matter's characters are checked by the YAML reader
             problem = check_characters(page.body, shown, page.body_line, allow="\t")  # code blocks may need tabs
             if problem:
                 problems.append(problem)
-            if kb is None:
-                page.rendered = page.body
-                has_shortcodes = any(SHORTCODE.search(line) for _, line in prose_lines(page.body))
-                page.anchors = _AnyAnchor() if has_shortcodes else page_anchors(page.body)
-            else:
-                page.rendered, found = (renders or _Renders()).render(page.body, kb, src_uri, shown, page.body_line)
-                problems += found
-                page.anchors = page_anchors(page.rendered)
-        except Exception as exc:  # a bug in a renderer or a check must not become a traceback
+            page.rendered = page.body
+            has_shortcodes = any(SHORTCODE.search(line) for _, line in prose_lines(page.body))
+            page.anchors = _AnyAnchor() if has_shortcodes else page_anchors(page.body)
+            readable.append(page)
+        except Exception as exc:  # a bug in a check must not become a traceback
             problems.append(_crash(exc, shown))
             page.rendered, page.anchors = page.body, _AnyAnchor()
-        pages.append(page)
-    return pages, problems
+    return pages, problems, readable
 
 
 def _read_page(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
@@ -281,21 +313,14 @@ def _crash(exc: Exception, shown: str) -> Problem:
     )
 
 
-def review_pages(root: Path, kb: KB, pages: list[Page]) -> tuple[Queue, list[Problem]]:
-    """The review queue as of the build's date (``KB_TODAY`` or today); the pages that show it
-    (``kb:review-queue``) are rendered again with it, now that every page has been read."""
+def review_queue(root: Path, kb: KB, pages: list[Page]) -> tuple[Queue, list[Problem]]:
+    """The review queue as of the build's date (``KB_TODAY`` or today), from the pages' sources."""
     today, problems = build_today(os.environ)
     try:
         release = release_of(kb, *read_pin(root)) if (root / PIN_FILE).is_file() else None
     except PackageError:
         release = None  # check_package reports the pin
-    queue = make_queue(kb, pages, today, release=release)
-    for page in pages:
-        if "kb:review-queue" in page.body:
-            page.rendered, found = render_markdown(page.body, Ctx(kb, page.src_uri, queue), page.shown, page.body_line)
-            problems += found
-            page.anchors = page_anchors(page.rendered)
-    return queue, problems
+    return make_queue(kb, pages, today, release=release), problems
 
 
 def check_package(
