@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import datetime as dt
 import re
+from dataclasses import dataclass
 from typing import Annotated, Literal, Optional, Union, get_args
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -361,12 +362,27 @@ class RestsOn(Model):
 
 
 FixKind = Literal["rename", "replace", "to-device", "matmul-precision"]
-# What each fix kind rewrites, and the match it needs (scripts/kb/scan/scanfix.py applies them):
-FIX_NEEDS: dict[str, str] = {
-    "rename": "call",  # the callee becomes `to` (arguments kept)
-    "replace": "detector",  # the exact string literal becomes `expression`
-    "to-device": "call",  # x.cuda() (no argument but non_blocking) becomes x.to(expression)
-    "matmul-precision": "attribute",  # `... .allow_tf32 = True/False` becomes set_float32_matmul_precision
+
+
+@dataclass(frozen=True)
+class FixSpec:
+    """What one fix kind needs: the rule's match, the fields it takes, whether it may be guarded.
+    Its transformer is kb/scan/scanfix.py's ``TRANSFORMS`` entry of the same kind."""
+
+    match: str
+    fields: tuple[str, ...] = ()
+    guardable: bool = False
+    does: str = ""
+
+
+# Each fix kind, once (tests/core/test_schema.py holds this table to FixKind and to scanfix.TRANSFORMS).
+FIX_KINDS: dict[str, FixSpec] = {
+    "rename": FixSpec("call", ("to",), True, "the callee becomes `to` (arguments kept)"),
+    "replace": FixSpec("detector", ("expression", "literal"), False, "the exact string literal becomes `expression`"),
+    "to-device": FixSpec("call", ("expression",), False, "x.cuda() (no argument but non_blocking) becomes x.to(...)"),
+    "matmul-precision": FixSpec(
+        "attribute", (), False, "`... .allow_tf32 = True/False` becomes set_float32_matmul_precision"
+    ),
 }
 _DOTTED_TORCH = re.compile(r"^torch(\.[A-Za-z_][A-Za-z0-9_]*)+$")
 
@@ -384,16 +400,15 @@ class Fix(Model):
 
     @model_validator(mode="after")
     def _fields(self) -> "Fix":
-        wants = {"rename": ("to",), "replace": ("expression", "literal"), "to-device": ("expression",)}.get(
-            self.kind, ()
-        )
+        wants = FIX_KINDS[self.kind].fields
         given = tuple(k for k in ("to", "expression", "literal") if getattr(self, k) is not None)
         if given != wants:
             raise ValueError(
                 f"a {self.kind} fix takes {', '.join(wants) or 'no other field'} (got {', '.join(given) or 'none'})"
             )
-        if self.guard and self.kind != "rename":
-            raise ValueError(f"guard applies to a rename fix only (got a {self.kind} fix)")
+        if self.guard and not FIX_KINDS[self.kind].guardable:
+            guardable = ", ".join(k for k, spec in FIX_KINDS.items() if spec.guardable)
+            raise ValueError(f"guard applies to a {guardable} fix only (got a {self.kind} fix)")
         if self.to is not None and not _DOTTED_TORCH.match(self.to):
             raise ValueError(f"fix.to '{self.to}' must be a torch.* name")
         if self.expression is not None:
@@ -438,8 +453,9 @@ class MigrationRule(Sourced):
             kind = next(
                 k for k in ("call", "attribute", "keyword", "imports", "detector") if getattr(self.match, k) is not None
             )
-            if kind != FIX_NEEDS[self.fix.kind]:
-                raise ValueError(f"a {self.fix.kind} fix needs a {FIX_NEEDS[self.fix.kind]} match (got {kind})")
+            needs = FIX_KINDS[self.fix.kind].match
+            if kind != needs:
+                raise ValueError(f"a {self.fix.kind} fix needs a {needs} match (got {kind})")
         return self
 
 
