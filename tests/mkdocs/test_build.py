@@ -70,9 +70,9 @@ def test_the_check_never_writes_into_docs(tmp_path):
 
 def _nav_sources() -> list[str]:
     """The docs/ paths of the nav in mkdocs.yml, in order."""
-    from kb.wiki.urls import nav_pages, read_config
+    from kb.wiki.urls import nav_pages
 
-    config = read_config(ROOT)
+    config = read_config(ROOT).main.located
     assert config is not None
     return nav_pages(config)
 
