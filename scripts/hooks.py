@@ -22,7 +22,6 @@ from kb.build import CHECK_TIMED, Build, BuildFailed, check_config, fail, follow
 from kb.export import export_project  # noqa: E402
 from kb.printpage import PRINT_PARTS  # noqa: E402
 from kb.publish import shown_site  # noqa: E402
-from kb.searchindex import material_worker  # noqa: E402
 from kb.urls import built_redirects  # noqa: E402
 
 _build = Build()
@@ -69,7 +68,6 @@ def on_page_context(context: TemplateContext, *, page: Page, nav: object, **_: o
 
 
 def on_env(env: Any, **_: object) -> Any:
-    env.globals["kb_search_worker"] = material_worker()  # overrides/main.html starts search in the head
     return _build.reuse_templates(env)
 
 

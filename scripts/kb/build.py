@@ -27,7 +27,7 @@ from .printpage import PRINT_PAGES, Section, build_print, part_of
 from .project import Project, built_sources, validate_project
 from .readingpath import link_reading_path
 from .render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
-from .searchindex import SearchIndexError, compact_file
+from .searchindex import SearchIndexError, compact_file, material_worker
 from .servecache import ServeCache
 from .serveguard import LastGood
 from .slim import slim_html
@@ -136,7 +136,10 @@ class Build:
         return _memo(self._derived(), ["finish", html], lambda: finish(html))
 
     def reuse_templates(self, env: Any) -> Any:
-        """Under serve, the theme's templates are not compiled again on every rebuild."""
+        """Under serve, the theme's templates are not compiled again on every rebuild. Every
+        build: the templates get the path of Material's search worker (overrides/main.html starts
+        the handbook's search worker in the page head with it)."""
+        env.globals["kb_search_worker"] = material_worker()
         if self.serving:
             env.bytecode_cache = self.cache.templates
         return env
