@@ -215,9 +215,9 @@
     return index;
   }
 
-  // Before Material builds its index: either the stored index is loaded (each document still goes
-  // through Material's tokenizer, which records where words are for highlighting), or the built
-  // one is stored once the worker has answered that it is ready.
+  // Before Material builds its index: either the stored index is loaded (the tables highlighting
+  // reads are filled later, tablesOnDemand), or the built one is stored once the worker has
+  // answered that it is ready.
   function prepare(data) {
     var lunr = self.lunr;
     var builder = lunr.Builder.prototype;
