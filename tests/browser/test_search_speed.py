@@ -1,7 +1,8 @@
 """Search is ready soon after a page becomes interactive, on every page, served or offline: the
-index is small (kb/render/searchindex.py), and the time from DOMContentLoaded to the first results of a
-query typed at once is measured at 1280 and 390 px. The handbook's search worker rewrites what
-readers paste (docs/assets/javascripts/search-worker.js): its rewrite is checked here too."""
+index is small (kb/render/searchindex.py), the worker starts from the page head (search-early.js), and
+the time from DOMContentLoaded to the first results of a query typed at once is measured at 1280
+and 390 px. The handbook's search worker rewrites what readers paste
+(docs/assets/javascripts/search-worker.js): its rewrite is checked here too."""
 
 from __future__ import annotations
 
@@ -104,6 +105,31 @@ def test_search_answers_soon_after_each_page_is_interactive_offline(browser, off
     write_artifact("search-speed-offline.json", {"summary": summary, "pages": rows})
     report("search", summary)
     assert_same_results(rows)
+
+
+# Before any page script: count the workers the page creates, and note whether each came before the
+# page had a body (from the head).
+COUNT_WORKERS = """
+window.__kbWorkers = [];
+const Native = window.Worker;
+window.Worker = function (url, options) {
+  window.__kbWorkers.push({url: String(url).split("#")[0], head: document.body === null});
+  return new Native(url, options);
+};
+window.Worker.prototype = Native.prototype;
+"""
+
+
+def test_the_search_worker_starts_from_the_page_head_and_is_the_one_search_uses(new_context, origin):
+    """search-early.js starts the worker in the head and Material's bundle is handed that one: a
+    single worker per page, and the search answers through it."""
+    ctx = new_context()
+    ctx.add_init_script(COUNT_WORKERS + TIMED)
+    page = ctx.new_page()
+    page.goto(f"{origin}/migrate/troubleshooting/", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.__kbReady && window.__kbReady.first !== null", timeout=BROKEN_MS)
+    workers = page.evaluate("() => window.__kbWorkers")
+    assert workers == [{"url": f"{origin}/assets/javascripts/search-worker.js", "head": True}], workers
 
 
 REWRITES = {

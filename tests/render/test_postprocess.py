@@ -94,3 +94,23 @@ def test_a_source_link_holds_no_glossary_tooltip_inside_its_own():
     assert fix_html(link) == '<a class="kb-src" href="s/#src-g" title="GKE sample">GKE sample</a>'
     prose = '<p><abbr title="Google Kubernetes Engine">GKE</abbr> runs it</p>'
     assert fix_html(prose) == prose
+
+
+def _table(columns: int, body: str = "") -> str:
+    head = "".join(f"<th>H{i}</th>" for i in range(columns))
+    row = body or "".join(f"<td>v{i}</td>" for i in range(columns))
+    return f"<table>\n<thead>\n<tr>{head}</tr>\n</thead>\n<tbody>\n<tr>{row}</tr>\n</tbody>\n</table>"
+
+
+def test_a_wide_tables_cells_after_the_first_carry_their_columns_label():
+    out = fix_html(_table(4))
+    assert "<td>v0</td>" in out
+    for i in (1, 2, 3):
+        assert f'<td><span class="kb-label">H{i}:</span> v{i}</td>' in out
+    assert fix_html(out) == out  # once only
+
+
+def test_a_narrow_table_and_an_already_labelled_one_are_left_alone():
+    assert fix_html(_table(3)) == _table(3)
+    labelled = _table(4, '<td>a</td><td><span class="kb-label">H1:</span> b</td><td>c</td><td>d</td>')
+    assert fix_html(labelled) == labelled

@@ -5,12 +5,22 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kb.render.searchindex import TEASER, WORDS, SearchIndexError, compact_file, compact_index, split_text, stop_words
+from kb.render.searchindex import (
+    TEASER,
+    WORDS,
+    SearchIndexError,
+    compact_file,
+    compact_index,
+    material_worker,
+    split_text,
+    stop_words,
+)
 
 # mkdocs.yml's separator (the test holds the code to it, not to the file's current value)
 SEPARATOR = r"""[\s\u200b\-_,:;!?=\[\]()"`/'’|\\{}#$%*@~^–—…·×]+|\.(?!\d)|&[lg]t;|(?!\b)(?=[A-Z][a-z])"""
@@ -42,6 +52,18 @@ LONG = (
 
 def test_stop_words_are_read_from_materials_worker():
     assert {"the", "and", "of"} <= STOP and "tpu" not in STOP
+
+
+def test_materials_search_worker_is_the_one_its_page_config_names():
+    """overrides/main.html starts the handbook's worker in the head with this path of Material's
+    worker: the same file Material's base.html puts in each page's config."""
+    import material
+
+    templates = Path(material.__file__).parent / "templates"
+    path = material_worker()
+    assert re.fullmatch(r"assets/javascripts/workers/search\.[0-9a-f]+\.min\.js", path), path
+    assert (templates / path).is_file()
+    assert f'"search": "{path}"' in (templates / "base.html").read_text(encoding="utf-8")
 
 
 def test_a_long_text_becomes_a_teaser_and_its_other_words_once():

@@ -1,5 +1,6 @@
 /* Runs before Material's bundle (overrides/main.html): points Material's search at the handbook's
- * worker, search-worker.js, which loads Material's own worker from the URL after its "#". */
+ * worker, search-worker.js. Its "#" carries Material's own worker (which it loads) and, on a served
+ * site, the search index and Material's suggest setting, so it can start before the page asks. */
 (function () {
   "use strict";
   var config = document.getElementById("__config");
@@ -8,7 +9,13 @@
   var settings = JSON.parse(config.textContent);
   if (!settings.search) return;
   var worker = new URL("search-worker.js", here);
-  worker.hash = new URL(settings.search, location.href).href;
+  var hash = new URLSearchParams({ worker: new URL(settings.search, location.href).href });
+  // A served site: the worker fetches the search index itself as it starts (file:// can't fetch).
+  if (location.protocol !== "file:") {
+    hash.set("index", new URL("search/search_index.json", new URL(settings.base, location.href)).href);
+    hash.set("suggest", (settings.features || []).indexOf("search.suggest") >= 0 ? "1" : "");
+  }
+  worker.hash = hash.toString();
   settings.search = worker.href;
   config.textContent = JSON.stringify(settings);
 })();

@@ -20,7 +20,16 @@
  * 2. Ranking: Material turns lunr's length normalisation off (b = 0), so a long heading that
  *    repeats a pasted message's common words outranked the short heading that is that message.
  *    A little of it is turned back on (LENGTH_WEIGHT).
- * 3. Speed: the lunr index, once built, is kept in IndexedDB for the next page load (below).
+ * 3. Speed (the first results within 300 ms of the page becoming interactive, on every load):
+ *    - the lunr index, once built, is kept in IndexedDB for the next page load, which loads it and
+ *      fills the tables that highlighting reads only for the documents in some results;
+ *    - a section's words field (kb/render/searchindex.py: its words once each, never shown) is added
+ *      to the index without lunr's per-word bookkeeping, and taken off the section, so it is
+ *      neither highlighted nor sent back with each result;
+ *    - on a served site this worker is started from the page head (search-early.js), fetches the
+ *      search index itself (search-early.js or search-setup.js gives its URL) and answers "ready"
+ *      as soon as its index is built: the page, still busy loading, would hand over its own copy
+ *      only later. That copy is then not built again.
  *
  * Under node the rewrite is exported, for tests/browser/test_search_query.py.
  */
@@ -30,6 +39,7 @@
   var LENGTH_WEIGHT = 0.3; // lunr's b: 0 ignores a field's length, 1 divides by it in full
   var SETUP = 0; // Material's SearchMessageType
   var QUERY = 2;
+  var WORDS = "words"; // the index field of a section's other words (mkdocs.yml, kb/render/searchindex.py)
   // Operators anywhere, and + or - at the start of a word ("torch-tpu" stays one query word).
   var SYNTAX = /[:^~*"'`,;()!?[\]{}=|<>]+|(^|\s)[+\-]+/g;
   // Longest first: the first ending that leaves a stem of 5 letters or more is cut (words of 6 or more).
@@ -80,7 +90,7 @@
   // and these settings: the next page load (a new worker) loads it instead of building it again,
   // which is most of the time from a page load to the first results. Where IndexedDB is not
   // available (or fails), the index is built as before.
-  var CACHE_VERSION = "1 " + LENGTH_WEIGHT;
+  var CACHE_VERSION = "2 " + LENGTH_WEIGHT; // 2: the words field without positions
   var database = openDatabase();
   var previous = database.then(stored); // read while Material's page fetches the search index
 
@@ -127,39 +137,167 @@
     return hash.toString(16) + "-" + text.length;
   }
 
-  // Before Material builds its index: either the stored index is loaded (each document still goes
-  // through Material's tokenizer, which records where words are for highlighting), or the built
-  // one is stored once the worker has answered that it is ready.
+  // A section's words (plain words, once each) go into the index as lunr's own add would put them,
+  // split as Material's tokenizer splits, through the same pipeline, but without the positions
+  // (which only highlighting reads, and the words are never shown) or a token table.
+  function addWords(builder, ref, words) {
+    var lunr = self.lunr;
+    var separator = new RegExp(lunr.tokenizer.separator, "g");
+    var tokens = [];
+    var start = 0;
+    var match;
+    do {
+      match = separator.exec(words);
+      var until = match ? match.index : words.length;
+      if (start < until) tokens.push(new lunr.Token(words.slice(start, until).toLowerCase(), {}));
+      if (match) {
+        start = match.index + match[0].length;
+        if (match[0].length === 0) separator.lastIndex = match.index + 1;
+      }
+    } while (match);
+    var terms = builder.pipeline.run(tokens);
+    var counts = Object.create(null);
+    var fields = Object.keys(builder._fields);
+    for (var i = 0; i < terms.length; i++) {
+      var term = terms[i].toString();
+      counts[term] = (counts[term] || 0) + 1;
+      var posting = builder.invertedIndex[term];
+      if (posting === undefined) {
+        posting = builder.invertedIndex[term] = Object.create(null);
+        posting._index = builder.termIndex++;
+        for (var k = 0; k < fields.length; k++) posting[fields[k]] = Object.create(null);
+      }
+      posting[WORDS][ref] = posting[WORDS][ref] || Object.create(null);
+    }
+    var fieldRef = new lunr.FieldRef(ref, WORDS).toString();
+    builder.fieldTermFrequencies[fieldRef] = counts;
+    builder.fieldLengths[fieldRef] = terms.length;
+  }
+
+  // The section's words, taken off it (Material keeps the same object for its results), or null
+  // where lunr's own add must see them (markup, which Material's tokenizer reads, or no such field).
+  function takeWords(builder, doc) {
+    var words = doc[WORDS];
+    if (typeof words !== "string" || !(WORDS in builder._fields) || /[<>]/.test(words)) return null;
+    delete doc[WORDS];
+    return words;
+  }
+
+  // A stored index is loaded without going through the documents; Material's tokenizer must still
+  // fill, for each document's fields, the table of where its words are, which highlighting reads.
+  // Material registers each table as it reads a field (its extractor); the tokenizer fills it only
+  // for a document in some results, just before Material reads it.
+  function tableJobs(builder, doc) {
+    var jobs = [];
+    for (var name in builder._fields) {
+      var value = builder._fields[name].extractor(doc); // registers the field's (empty) table
+      if (value !== undefined) jobs.push({ table: self.lunr.tokenizer.table, name: name, value: value });
+    }
+    return { tokenizer: builder.tokenizer, jobs: jobs };
+  }
+
+  function tablesOnDemand(index, later) {
+    var query = index.query;
+    index.query = function () {
+      var results = query.apply(this, arguments);
+      for (var i = 0; i < results.length; i++) {
+        var pending = later[results[i].ref];
+        if (!pending) continue;
+        delete later[results[i].ref];
+        for (var j = 0; j < pending.jobs.length; j++) {
+          var job = pending.jobs[j];
+          self.lunr.tokenizer.table = job.table;
+          pending.tokenizer(job.value, { fields: [job.name] });
+        }
+      }
+      return results;
+    };
+    return index;
+  }
+
+  // Before Material builds its index: either the stored index is loaded (the tables highlighting
+  // reads are filled later, tablesOnDemand), or the built one is stored once the worker has
+  // answered that it is ready.
   function prepare(data) {
     var lunr = self.lunr;
     var builder = lunr.Builder.prototype;
     var add = builder.add;
     var build = builder.build;
+    function restore() {
+      builder.add = add;
+      builder.build = build;
+    }
     builder.b = function () { this._b = LENGTH_WEIGHT; };
+    builder.add = function (doc, attributes) {
+      var words = takeWords(this, doc);
+      add.call(this, doc, attributes);
+      if (words !== null) addWords(this, doc[this._ref], words);
+    };
+    builder.build = function () {
+      restore();
+      return build.call(this);
+    };
     var key = CACHE_VERSION + " " + digest(JSON.stringify([data.config, data.docs]));
     return database.then(function (db) {
       return previous.then(function (record) {
         if (record && record.key === key) {
+          var later = Object.create(null);
           builder.add = function (doc) {
-            for (var name in this._fields) this.tokenizer(this._fields[name].extractor(doc), { fields: [name] });
+            takeWords(this, doc);
+            later[doc[this._ref]] = tableJobs(this, doc);
           };
           builder.build = function () {
-            builder.add = add;
-            builder.build = build;
-            return lunr.Index.load(JSON.parse(record.index));
+            restore();
+            return tablesOnDemand(lunr.Index.load(JSON.parse(record.index)), later);
           };
         } else if (db) {
           builder.build = function () {
-            builder.build = build;
+            restore();
             var index = build.call(this);
             setTimeout(function () { store(db, { key: key, index: JSON.stringify(index) }); }, 500);
             return index;
           };
         }
       });
-    }).catch(function () {
-      builder.add = add;
-      builder.build = build;
+    }).catch(restore);
+  }
+
+  // 4. On a served site the setup starts as this worker starts: it fetches the search index itself
+  // (search-setup.js passed its URL) and hands it to Material's handler, which answers "ready" to
+  // the page. When the page's own copy arrives, it is not built again; if it comes before this
+  // worker's copy, or this setup fails, the page's copy is used as before.
+  var early = null; // a promise: true once Material has answered "ready" to the early setup
+  var fetched = false;
+  var abandoned = false;
+  var earlyOptions = {};
+
+  function startEarly(url, suggest, onMessage) {
+    earlyOptions.suggest = suggest;
+    early = fetch(url)
+      .then(function (response) {
+        if (!response.ok) throw new Error("search index: HTTP " + response.status);
+        return response.json();
+      })
+      .then(function (data) {
+        if (abandoned) return false;
+        fetched = true;
+        var setup = { type: SETUP, data: { config: data.config, docs: data.docs, options: earlyOptions } };
+        return onMessage.call(self, { data: setup, early: true }).then(function () { return true; });
+      })
+      .catch(function () { return false; });
+  }
+
+  // The page's setup message: null when the early setup has answered (or will), else go on with it.
+  function afterEarly(message, go) {
+    if (!early || !fetched) {
+      abandoned = true;
+      return go();
+    }
+    return early.then(function (ready) {
+      if (!ready) return go();
+      var options = message.data && message.data.options;
+      for (var name in options) earlyOptions[name] = options[name];
+      return null;
     });
   }
 
@@ -167,22 +305,34 @@
   var listen = self.addEventListener;
   self.addEventListener = function (type, handler, options) {
     if (type !== "message") return listen.call(self, type, handler, options);
-    return listen.call(self, type, function (event) {
+    onMessage = function (event) {
       var message = event.data;
       var that = this;
       if (message && message.type === SETUP && self.lunr) {
-        return prepare(message.data).then(function () { return handler.call(that, event); });
+        var go = function () {
+          return prepare(message.data).then(function () { return handler.call(that, event); });
+        };
+        return event.early ? go() : afterEarly(message, go);
       }
       if (message && message.type === QUERY && typeof message.data === "string") {
         event = { data: { type: QUERY, data: rewrite(message.data) } };
       }
       return handler.call(this, event);
-    }, options);
+    };
+    return listen.call(self, type, onMessage, options);
   };
+  var onMessage = null;
 
-  // A worker's own URL; in the offline bundle's iframe-worker shim, this script's (which the shim
-  // suffixes with "?" and a time stamp).
+  // The settings after "#" (search-setup.js): in the offline bundle's iframe-worker shim, this
+  // script's URL, which the shim suffixes with "?" and a time stamp (the settings' own "?" are
+  // escaped). "worker" is Material's worker, loaded here.
   var script = typeof document !== "undefined" && document.currentScript;
-  var material = (script ? script.src : self.location.href).split("#")[1];
-  if (material) importScripts(material.split("?")[0]);
+  var hash = (script ? script.src : self.location.href).split("#")[1] || "";
+  var settings = new URLSearchParams(hash.split("?")[0]);
+  var material = settings.get("worker");
+  if (material) importScripts(material);
+  var index = settings.get("index");
+  if (index && onMessage && self.lunr && typeof fetch === "function") {
+    startEarly(index, settings.get("suggest") === "1", onMessage);
+  }
 })();

@@ -26,7 +26,7 @@ from ..render.postprocess import fix_html
 from ..render.printpage import PRINT_PAGES, Section, build_print, part_of
 from ..render.readingpath import link_reading_path
 from ..render.render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
-from ..render.searchindex import SearchIndexError, compact_file
+from ..render.searchindex import SearchIndexError, compact_file, material_worker
 from ..render.slim import slim_html
 from ..wiki.editlinks import check_settings
 from .pagecache import Memo, digest
@@ -121,7 +121,10 @@ class Build:
         return _memo(self._derived(), ["finish", html], lambda: finish(html))
 
     def reuse_templates(self, env: Any) -> Any:
-        """Under serve, the theme's templates are not compiled again on every rebuild."""
+        """Under serve, the theme's templates are not compiled again on every rebuild. Every
+        build: the templates get the path of Material's search worker (overrides/main.html starts
+        the handbook's search worker in the page head with it)."""
+        env.globals["kb_search_worker"] = material_worker()
         if self.serving:
             env.bytecode_cache = self.cache.templates
         return env

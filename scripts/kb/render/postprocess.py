@@ -10,11 +10,13 @@ nothing a page author wrote is changed. A nav link's underscored names may wrap 
 underscore, and a source link's text holds no glossary tooltip inside its own. Inline code in
 table cells is cut into unbreakable pieces
 (the text stays the same), so that Material's styles can't wrap it inside a word (see
-keep_code_tokens).
+keep_code_tokens), and the cells of a wide table carry their column's name for kb.css's cards
+(label_wide_tables).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _SEARCH_DIALOG = '<div class="md-search" data-md-component="search" role="dialog">'
@@ -43,7 +45,7 @@ def fix_html(html: str) -> str:
     html = html.replace(_TASK_CHECKBOX, '<input type="checkbox" disabled aria-hidden="true" tabindex="-1"/>')
     html = _NAV_NAME.sub(lambda m: m[1] + m[2].replace("_", "_<wbr>") + m[3], html)
     html = _SOURCE_LINK.sub(lambda m: m[1] + _ABBR_TAG.sub(r"\1", m[2]) + m[3], html)
-    return keep_code_tokens(html)
+    return keep_code_tokens(label_wide_tables(html))
 
 
 # A source link's text (a publication's name) carries the link's own tooltip: a glossary term in
@@ -80,6 +82,39 @@ def _pieces(token: str) -> str:
         return p if _UNBREAKABLE.fullmatch(p) else f'<span class="kb-tok">{p}</span>'
 
     return "<wbr>".join(piece(p) for p in _PIECE.findall(token) if p)
+
+
+WIDE_TABLE = 4  # columns: at 1280 the text is 688 px wide, too narrow for 4 columns of 200 px
+_TABLE = re.compile(r"(<table>)(.*?)(</table>)", re.S)
+_HEAD_CELL = re.compile(r"<th(?: [^<>]*)?>(.*?)</th>", re.S)
+_ROW = re.compile(r"<tr>(.*?)</tr>", re.S)
+_BODY_CELL = re.compile(r"<td(?: [^<>]*)?>")
+
+
+def label_wide_tables(html: str) -> str:
+    """A table of ``WIDE_TABLE`` columns or more that has no labels yet (a page's own Markdown
+    table, a benchmark table) gets them as render.py's KB tables have them: each body cell after
+    the first starts with its column's name in a ``kb-label``, which kb.css shows only where the
+    rows become cards (issue 37: no cell under 200 px at 1280)."""
+
+    def row(m: re.Match[str], labels: list[str]) -> str:
+        column = itertools.count()
+        return "<tr>" + _BODY_CELL.sub(lambda c: _label(c[0], labels, next(column)), m[1]) + "</tr>"
+
+    def table(m: re.Match[str]) -> str:
+        head, sep, body = m[2].partition("</thead>")
+        labels = _HEAD_CELL.findall(head)
+        if not sep or len(labels) < WIDE_TABLE or 'class="kb-label"' in body:
+            return m[0]
+        return m[1] + head + sep + _ROW.sub(lambda r: row(r, labels), body) + m[3]
+
+    return _TABLE.sub(table, html)
+
+
+def _label(cell: str, labels: list[str], column: int) -> str:
+    if column == 0 or column >= len(labels):
+        return cell
+    return f'{cell}<span class="kb-label">{labels[column].strip()}:</span> '
 
 
 def keep_code_tokens(html: str) -> str:

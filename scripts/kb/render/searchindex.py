@@ -25,6 +25,7 @@ TEASER = 100  # characters of a section's text kept as written
 WORDS = "words"  # the index field of a section's other words (mkdocs.yml: plugins.search.fields)
 _TAG = re.compile(r"<[^>]+>")
 _SPACE = re.compile(r"\s+")
+_WORKER = re.compile(r'"search":\s*"(assets/javascripts/workers/search\.[0-9a-f]+\.min\.js)"')
 _STOP_LIST = re.compile(r'generateStopWordFilter\(\[((?:"[a-z]+",?)+)\]\)')
 
 
@@ -32,17 +33,36 @@ class SearchIndexError(ValueError):
     """search_index.json is not what Material writes."""
 
 
-def stop_words() -> frozenset[str]:
-    """lunr's English stop words as Material's search worker ships them (empty if not found)."""
+def _material_templates() -> Path | None:
     spec = importlib.util.find_spec("material")
     if spec is None or spec.origin is None:
+        return None
+    return Path(spec.origin).parent / "templates"
+
+
+def stop_words() -> frozenset[str]:
+    """lunr's English stop words as Material's search worker ships them (empty if not found)."""
+    templates = _material_templates()
+    if templates is None:
         return frozenset()
-    workers = Path(spec.origin).parent / "templates" / "assets" / "javascripts" / "workers"
+    workers = templates / "assets" / "javascripts" / "workers"
     for worker in sorted(workers.glob("search.*.js")):
         found = _STOP_LIST.search(worker.read_text(encoding="utf-8"))
         if found:
             return frozenset(json.loads(f"[{found.group(1)}]"))
     return frozenset()
+
+
+def material_worker() -> str:
+    """The site path of Material's search worker, as its base.html names it in the page's config,
+    for overrides/main.html to start the handbook's worker in the page head (search-early.js);
+    empty if not found, and the worker then starts when Material's bundle asks for it."""
+    templates = _material_templates()
+    base = templates / "base.html" if templates else None
+    if base is None or not base.is_file():
+        return ""
+    found = _WORKER.search(base.read_text(encoding="utf-8"))
+    return found.group(1) if found else ""
 
 
 def split_text(text: str, title: str, separator: re.Pattern[str], stop: frozenset[str]) -> tuple[str, str]:
