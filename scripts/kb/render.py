@@ -1008,17 +1008,35 @@ def abbreviations(kb: KB, markdown: str | None = None) -> str:
     references read as the characters they stand for (the abbr extension sees a term between two
     references as a word): it marks a term only where it occurs, so the page comes out the same,
     and Markdown does not try every term on every page."""
-    terms = [rec.model for rec in kb.rows("glossary", Term)]
-    used = None if markdown is None else _used_terms(tuple(t.term.strip() for t in terms), markdown)
-    lines = []
-    for t in terms:
-        if used is not None and t.term.strip() not in used:
-            continue
-        tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
-        lines.append(abbr_line(t.term, tip))
+    terms, defined = _glossary(kb)
+    if markdown is None:
+        lines = [line for _, line in defined]
+    else:
+        used = _used_terms(terms, markdown)
+        lines = [line for term, line in defined if term in used]
     # One block per definition: the abbr extension takes one definition from the front of a block
     # and puts the rest back, testing every block processor on it again (quadratic in its lines).
     return "\n\n" + "\n\n".join(lines) + "\n" if lines else ""
+
+
+_GLOSSARY: dict[tuple[int, int], tuple[object, tuple[str, ...], list[tuple[str, str]]]] = {}
+
+
+def _glossary(kb: KB) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
+    """The glossary's terms, and each term with its abbreviation line, made once per list of
+    glossary records and its length (a build's KB; kept with the list, so its id is never another list's)."""
+    records = kb.tables.get("glossary", [])
+    key = (id(records), len(records))
+    found = _GLOSSARY.get(key)
+    if found is None or found[0] is not records:
+        defined = []
+        for rec in kb.rows("glossary", Term):
+            t = rec.model
+            tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
+            defined.append((t.term.strip(), abbr_line(t.term, tip)))
+        _GLOSSARY.clear()  # one KB's at a time: a serve rebuild's new KB replaces the last one
+        found = _GLOSSARY[key] = (records, tuple(t for t, _ in defined), defined)
+    return found[1], found[2]
 
 
 def _used_terms(terms: tuple[str, ...], markdown: str) -> set[str]:
