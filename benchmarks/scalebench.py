@@ -50,16 +50,19 @@ def _build(project: Path, limit: float, profile: Path | None) -> tuple[float, fl
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def _shares(profile: Path, top: int = 25) -> list[str]:
-    stats = pstats.Stats(str(profile))
-    table = stats.stats  # type: ignore[attr-defined]
+def _shares(profile: Path, top: int = 20) -> list[str]:
+    """The functions with the largest cumulative share (below the build's own frames, over 90%),
+    then the largest own shares."""
+    table = pstats.Stats(str(profile)).stats  # type: ignore[attr-defined]
     total = max(ct for (_, _, _, ct, _) in table.values())
-    rows = sorted(table.items(), key=lambda kv: kv[1][3], reverse=True)
-    out = []
-    for (file, line, name), (_, _, tt, ct, _) in rows[:top]:
-        where = "/".join(Path(file).parts[-2:])
-        out.append(f"    {100 * ct / total:5.1f}% cum {100 * tt / total:5.1f}% own  {where}:{line} {name}")
-    return out
+
+    def line(key: tuple[str, int, str], tt: float, ct: float) -> str:
+        where = "/".join(Path(key[0]).parts[-2:])
+        return f"    {100 * ct / total:5.1f}% cum {100 * tt / total:5.1f}% own  {where}:{key[1]} {key[2]}"
+
+    rows = [(k, v[2], v[3]) for k, v in table.items() if v[3] < 0.9 * total]
+    out = ["  by cumulative share:"] + [line(*r) for r in sorted(rows, key=lambda r: r[2], reverse=True)[:top]]
+    return out + ["  by own share:"] + [line(*r) for r in sorted(rows, key=lambda r: r[1], reverse=True)[:top]]
 
 
 def _weight(site: Path) -> str:
@@ -102,6 +105,8 @@ def run(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> Non
                     print("\n".join(_shares(out)), flush=True)
             if keep is not None and size == sizes[-1]:
                 _keep(made.root, keep)
+                if profile and (Path(tmp) / "build.prof").is_file():
+                    shutil.copy2(Path(tmp) / "build.prof", keep / "build.prof")
                 print(f"kept in {keep}: benchmarks/editbench.py --project {keep}", flush=True)
 
 
