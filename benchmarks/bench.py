@@ -7,6 +7,7 @@
   python benchmarks/bench.py scale [--sizes 40,1000,3000] [--profile] [--keep DIR]
                                                          the handbook grown to N pages, built as published
   python benchmarks/bench.py glossary [--terms 10000,100000] [--build]  a glossary of N terms: what it costs
+  python benchmarks/bench.py kbedit [--tables figures,claims]  pages rendered again under serve per table edit
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
 """
@@ -285,8 +286,14 @@ def main() -> None:
     f.add_argument("--terms", default="2000,10000,100000", help="glossary sizes, comma-separated")
     f.add_argument("--limit", type=float, default=240, help="stop a size after this many seconds")
     f.add_argument("--build", action="store_true", help="time whole builds of the handbook with the terms added")
+    g = sub.add_parser("kbedit")
+    g.add_argument("--tables", default="figures,claims,glossary,sources", help="tables to edit, comma-separated")
     args = parser.parse_args()
-    if args.what == "scale":
+    if args.what == "kbedit":
+        import scalebench
+
+        scalebench.kb_edit(args.tables.split(","))
+    elif args.what == "scale":
         bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep)
     elif args.what == "glossary":
         bench_glossary([int(n) for n in args.terms.split(",")], args.limit, args.build)

@@ -184,3 +184,49 @@ def glossary(sizes: list[int], limit: float) -> None:
             f"({r['used']} uses; the term index built once, as a build does)",
             flush=True,
         )
+
+
+KB_EDIT_CHILD = r"""
+import json, shutil, sys, tempfile, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from kb.pagecache import ProjectCache
+from kb.project import validate_project
+
+root, tables = Path(sys.argv[2]), sys.argv[3].split(",")
+out = []
+with tempfile.TemporaryDirectory() as tmp:
+    project = Path(tmp) / "p"
+    for name in ("docs", "snippets", "overrides"):
+        shutil.copytree(root / name, project / name)
+    for name in ("mkdocs.yml", "torch-tpu.pin", "frameworks.pin"):
+        shutil.copy2(root / name, project / name)
+    cache = ProjectCache()
+    validate_project(project, package=False, cache=cache)
+    cache.sweep()
+    for table in tables:
+        path = project / "docs" / "data" / f"{table}.yml"
+        path.write_text(path.read_text("utf-8") + "# edited\n", "utf-8")  # new bytes, same records
+        start = time.perf_counter()
+        validate_project(project, package=False, cache=cache)
+        seconds = time.perf_counter() - start
+        reused, made = cache.sweep()
+        out.append({"table": table, "reused": reused, "made": made, "seconds": seconds})
+print(json.dumps(out))
+"""
+
+
+def kb_edit(tables: list[str]) -> None:
+    """Under serve's cache (kb/pagecache.py): the handbook validated, then one table edited at a
+    time (a comment appended: new bytes, the same records); how many pages' shortcodes were
+    rendered again, and the validation's time (without the package check)."""
+    cmd = [sys.executable, "-c", KB_EDIT_CHILD, str(ROOT / "scripts"), str(ROOT), ",".join(tables)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"the KB edit bench failed:\n{done.stderr[-3000:]}")
+    for r in json.loads(done.stdout):
+        print(
+            f"{r['table']}.yml edited: {r['made']} of {r['reused'] + r['made']} pages rendered again, "
+            f"validation {r['seconds']:.2f} s",
+            flush=True,
+        )
