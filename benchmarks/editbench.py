@@ -137,6 +137,7 @@ def measure(tmp: Path, pages: list[str], rounds: int, project: Path = ROOT) -> d
 
 
 def main() -> None:
+    global TIMEOUT_S  # noqa: PLW0603 - one setting for the whole run
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=5, help=f"how many different pages (at most {len(PAGES)})")
     parser.add_argument("--rounds", type=int, default=1, help="edits of each page")
@@ -146,7 +147,6 @@ def main() -> None:
         "--timeout", type=float, default=TIMEOUT_S, help="seconds to wait for the first serve and for each edit"
     )
     args = parser.parse_args()
-    global TIMEOUT_S  # noqa: PLW0603 - one setting for the whole run
     TIMEOUT_S = args.timeout
     if not 1 <= args.pages <= len(PAGES):
         sys.exit(f"--pages: expected 1 to {len(PAGES)}, got {args.pages}")
