@@ -4,6 +4,10 @@
   python benchmarks/bench.py overhead                    KB validation + rendering vs mkdocs build
   python benchmarks/bench.py scan [--files 10000]        python -m kb scan over generated training scripts
   python benchmarks/bench.py weight [--site DIR] [--print]  each built page's HTML size against its limit
+  python benchmarks/bench.py scale [--sizes 40,1000,3000] [--profile] [--keep DIR]
+                                                         the handbook grown to N pages, built as published
+  python benchmarks/bench.py glossary [--terms 10000,100000] [--build]  a glossary of N terms: what it costs
+  python benchmarks/bench.py kbedit [--tables figures,claims]  pages rendered again under serve per table edit
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
 """
@@ -246,6 +250,18 @@ def bench_weight(site: Path | None, top: int, with_print: bool) -> None:
         sys.exit(1)
 
 
+def bench_scale(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> None:
+    import scalebench
+
+    scalebench.run(sizes, limit, profile, keep)
+
+
+def bench_glossary(terms: list[int], limit: float, whole_build: bool) -> None:
+    import scalebench
+
+    (scalebench.glossary_build if whole_build else scalebench.glossary)(terms, limit)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="what", required=True)
@@ -261,8 +277,27 @@ def main() -> None:
     d.add_argument("--site", type=Path, help="a built site (default: build the project into a temporary folder)")
     d.add_argument("--top", type=int, default=15)
     d.add_argument("--print", action="store_true", help="also time Chromium's load and print to PDF of each print page")
+    e = sub.add_parser("scale")
+    e.add_argument("--sizes", default="40,1000,3000", help="site sizes in pages, comma-separated")
+    e.add_argument("--limit", type=float, default=900, help="stop a build after this many seconds")
+    e.add_argument("--profile", action="store_true", help="also print each build's cProfile proportions")
+    e.add_argument("--keep", type=Path, help="keep the largest project here (for editbench.py --project)")
+    f = sub.add_parser("glossary")
+    f.add_argument("--terms", default="2000,10000,100000", help="glossary sizes, comma-separated")
+    f.add_argument("--limit", type=float, default=240, help="stop a size after this many seconds")
+    f.add_argument("--build", action="store_true", help="time whole builds of the handbook with the terms added")
+    g = sub.add_parser("kbedit")
+    g.add_argument("--tables", default="figures,claims,glossary,sources", help="tables to edit, comma-separated")
     args = parser.parse_args()
-    if args.what == "sitecheck":
+    if args.what == "kbedit":
+        import scalebench
+
+        scalebench.kb_edit(args.tables.split(","))
+    elif args.what == "scale":
+        bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep)
+    elif args.what == "glossary":
+        bench_glossary([int(n) for n in args.terms.split(",")], args.limit, args.build)
+    elif args.what == "sitecheck":
         bench_sitecheck(args.pages, args.runs)
     elif args.what == "scan":
         bench_scan(args.files, args.runs)

@@ -3,6 +3,7 @@ served page showing it, over edits of different pages (issue 39's target: <= 1 s
 
     PYTHONPATH=scripts .venv/bin/python benchmarks/editbench.py [--pages 5] [--rounds 1] [--json OUT.json]
         [--project PATH]  # another checkout, e.g. one from `git archive`, to compare before and after
+        [--timeout S]     # a large site (bench.py scale --keep) takes minutes to serve first
 
 The server runs on a copy of the project (its .venv linked in) on a free port, so the checkout is
 never touched; each page is restored after its edit all the same, and the restore is waited for, so
@@ -136,12 +137,17 @@ def measure(tmp: Path, pages: list[str], rounds: int, project: Path = ROOT) -> d
 
 
 def main() -> None:
+    global TIMEOUT_S  # noqa: PLW0603 - one setting for the whole run
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--pages", type=int, default=5, help=f"how many different pages (at most {len(PAGES)})")
     parser.add_argument("--rounds", type=int, default=1, help="edits of each page")
     parser.add_argument("--json", type=Path, help="also write the result here")
     parser.add_argument("--project", type=Path, default=ROOT, help="the project to serve (default: this one)")
+    parser.add_argument(
+        "--timeout", type=float, default=TIMEOUT_S, help="seconds to wait for the first serve and for each edit"
+    )
     args = parser.parse_args()
+    TIMEOUT_S = args.timeout
     if not 1 <= args.pages <= len(PAGES):
         sys.exit(f"--pages: expected 1 to {len(PAGES)}, got {args.pages}")
     with tempfile.TemporaryDirectory() as tmp:

@@ -220,8 +220,11 @@ def page_text(i: int, count: int, rng: random.Random, shortcodes: list[str], url
     )
 
 
-def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7) -> Generated:
-    """Write the project into ``dest`` (which must not exist): ``pages`` pages in all."""
+def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7, as_published: bool = False) -> Generated:
+    """Write the project into ``dest`` (which must not exist): ``pages`` pages in all. With
+    ``published``, the site keeps the real configuration (``navigation.sections``) and the
+    printable handbook, as ./dev build publishes it (bench.py's scale mode); the generated pages
+    are then under migrate/ (a part of the printable handbook holds them)."""
     for name in ("docs", "snippets", "overrides"):
         if (ROOT / name).is_dir():
             shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
@@ -230,7 +233,7 @@ def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7) -> Gen
     # The printable handbook holds every page: at 5,000 generated pages it would be one page of tens
     # of megabytes that every tool reads again. The bench sites leave it out (see about/performance.md).
     published = docs / "data" / "published-urls.txt"
-    for printed in PRINT_PAGES:
+    for printed in () if as_published else PRINT_PAGES:
         (docs / printed).unlink()
         if published.is_file():
             text = published.read_text(encoding="utf-8")
@@ -244,15 +247,20 @@ def generate(dest: Path, pages: int, faulty: bool = False, seed: int = 7) -> Gen
     shortcodes = real_shortcodes(ROOT / "docs")
     urls = source_urls(docs / "data")
     names = [page_name(i) for i in range(count)]
-    for i, name in enumerate(names):
+    texts = [page_text(i, count, rng, shortcodes, urls) for i in range(count)]
+    if as_published:  # one folder down: migrate/bench/sNN/
+        shutil.move(docs / GEN, docs / "migrate" / GEN)
+        names = [f"migrate/{name}" for name in names]
+        texts = [t.replace("](../../migrate/index.md)", "](../../index.md)") for t in texts]
+    for name, text in zip(names, texts, strict=True):
         path = docs / name
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(page_text(i, count, rng, shortcodes, urls), encoding="utf-8")
+        path.write_text(text, encoding="utf-8")
     if published.is_file():  # every page in the nav is listed there (kb/wiki/urls.py)
         with published.open("a", encoding="utf-8") as out:
             out.write("".join(f"/{name.removesuffix('.md')}/\n" for name in names))
     injected = inject(dest, names) if faulty else []
-    _write_config(dest, names)
+    _write_config(dest, names, as_published)
     return Generated(dest, real + count, names, injected)
 
 
@@ -278,16 +286,16 @@ def inject(dest: Path, names: list[str]) -> list[Injected]:
     return out
 
 
-def _write_config(dest: Path, names: list[str]) -> None:
+def _write_config(dest: Path, names: list[str], published: bool = False) -> None:
     """mkdocs.yml (with our hook) and the variants peers.py builds with: plain, render-only, htmlproofer."""
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
-    config = config.replace("    - navigation.sections\n", "")
-    for printed in PRINT_PAGES:
+    config = config if published else config.replace("    - navigation.sections\n", "")
+    for printed in () if published else PRINT_PAGES:
         config = re.sub(rf"\n *- [^\n]*: {re.escape(printed)}\n", "\n", config)
     nav = "  - Generated:\n"
     sections: dict[str, list[str]] = {}
     for name in names:
-        sections.setdefault(name.split("/")[1], []).append(name)
+        sections.setdefault(Path(name).parent.name, []).append(name)
     for sec, items in sections.items():
         nav += f"      - Section {sec}:\n" + "".join(f"          - {n}\n" for n in items)
     config = config.rstrip("\n") + "\n" + nav

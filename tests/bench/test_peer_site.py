@@ -88,3 +88,17 @@ def test_the_bench_sites_leave_out_every_print_page():
     from kb.render.printpage import PRINT_PAGES
 
     assert set(LEFT_OUT) == PRINT_PAGES
+
+
+def test_the_published_shape_keeps_sections_and_the_printable_handbook(tmp_path):
+    """bench.py scale's sites: the real mkdocs.yml and every print page; they validate, and the
+    generated pages are in the nav under migrate/, which a part of the printable handbook holds."""
+    from kb.render.printpage import PRINT_PAGES, part_of
+
+    made = generate(tmp_path / "p", PAGES, as_published=True)
+    config = (made.root / "mkdocs.yml").read_text(encoding="utf-8")
+    assert "    - navigation.sections\n" in config and f"- migrate/{page_name(0)}\n" in config
+    assert all((made.root / "docs" / p).is_file() for p in PRINT_PAGES)
+    assert all(part_of(name) is not None for name in made.generated)
+    project = validate_project(made.root, package=False)
+    assert [str(p) for p in project.problems] == []

@@ -297,3 +297,21 @@ def test_a_file_source_outside_the_project_is_refused(tmp_path, value):
 @pytest.mark.parametrize("value", ["seeds/x.txt", "notes/a..b.txt", "code excerpt: a test (repository path unknown)"])
 def test_a_file_source_inside_the_project_or_a_description_passes(tmp_path, value):
     assert problems(tmp_path, **with_value("file: seeds/x.txt", f"file: '{value}'", "sources")) == []
+
+
+def test_a_glossary_past_the_limit_is_refused_at_the_first_term_too_many(tmp_path, monkeypatch):
+    from kb.core import validate
+
+    monkeypatch.setattr(validate, "MAX_GLOSSARY_TERMS", 2)
+    terms = "".join(
+        f"- {{id: t{k}, term: T{k}Q, definition: D., verified: 2026-11-01, checked_against: torch-tpu==0.2.0}}\n"
+        for k in range(2)
+    )
+    glossary = textwrap.dedent(MINI_TABLES["glossary"]) + terms
+    assert problems(tmp_path, glossary=glossary) == [
+        "docs/data/glossary.yml:8: glossary[2]: the glossary has 3 terms (expected at most 2: every term is a "
+        "tooltip, and the glossary page, which uses them all, takes time that grows with the square of their "
+        "number; keep the terms readers meet in the handbook)"
+    ]
+    monkeypatch.setattr(validate, "MAX_GLOSSARY_TERMS", 3)
+    assert problems(tmp_path, glossary=glossary) == []

@@ -9,7 +9,8 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kb.mkdocs.pagecache import ProjectCache, tree_digest
+from kb.core.load import ALL_TABLES, TableReads, load_kb
+from kb.mkdocs.pagecache import OTHER_FILES, ProjectCache, data_digests, tree_digest
 from kb.mkdocs.project import validate_project
 
 FRONT = "---\nreviewed: 2026-11-01\ndescription: A test page about the figure.\n---\n"
@@ -42,6 +43,31 @@ def test_a_kb_edit_reaches_every_page_that_uses_the_record(mini):
     assert _result(mini, cache) == _result(mini, None)
 
 
+def _set_claim(root: Path, statement: str) -> None:
+    claims = root / "docs" / "data" / "claims.yml"
+    text = claims.read_text("utf-8")
+    start = text.index("statement: ")
+    end = text.index("\n", start)
+    claims.write_text(text[:start] + f'statement: "{statement}"' + text[end:], "utf-8")
+
+
+def test_a_table_edit_renders_again_only_the_pages_that_read_the_table(mini):
+    """index.md reads no table, sub/page.md the figures (kb:figure), c.md the claims (kb:claim)."""
+    (mini / "docs" / "c.md").write_text(FRONT + "# C\n\n<!-- kb:claim dev -->\n", "utf-8")
+    cache = ProjectCache()
+    _result(mini, cache)
+    assert cache.sweep() == (0, 3)
+    _set_claim(mini, "The device is `tpu`, edited.")
+    pages, _ = _result(mini, cache)
+    assert cache.sweep() == (2, 1)  # only c.md rendered again
+    assert "edited" in pages["c.md"][0]
+    _set_figure(mini, "31337")
+    pages, _ = _result(mini, cache)
+    assert cache.sweep() == (2, 1)  # only sub/page.md
+    assert "31,337" in pages["sub/page.md"][0]
+    assert _result(mini, cache) == _result(mini, None)
+
+
 def test_an_unchanged_project_renders_no_page_again(mini):
     cache = ProjectCache()
     first = _result(mini, cache)
@@ -63,6 +89,25 @@ def test_a_folder_digest_sees_every_byte_and_never_opens_a_fifo(tmp_path):
     assert tree_digest(tmp_path) != before  # returns: the FIFO is never opened
 
 
+def test_a_table_digest_changes_with_its_own_files_only(mini):
+    data = mini / "docs" / "data"
+    whole, tables = data_digests(data, ["claims", "figures"])
+    assert whole == tree_digest(data)
+    (data / "claims.extra.yml").write_text("[]\n", "utf-8")  # a part of the claims table
+    (data / "notes.txt").write_text("x\n", "utf-8")  # no table's: every render depends on it
+    after = data_digests(data, ["claims", "figures"])[1]
+    assert after["claims"] != tables["claims"] and after["figures"] == tables["figures"]
+    assert after[OTHER_FILES] != tables[OTHER_FILES]
+
+
+def test_table_reads_note_what_is_read_and_going_over_all_tables(mini):
+    reads = TableReads.of(load_kb(mini / "docs" / "data"))
+    reads.get("claims", "dev")
+    assert reads.read.names == {"claims"}
+    _ = [len(records) for records in reads.tables.values()]
+    assert ALL_TABLES in reads.read.names
+
+
 BODIES = [
     "# T\n",
     "# T\n\n<!-- kb:figure tput -->\n",
@@ -74,18 +119,24 @@ BODIES = [
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     st.lists(
-        st.tuples(st.sampled_from(["index.md", "sub/page.md"]), st.sampled_from(BODIES), st.sampled_from(["1", "2"])),
+        st.tuples(
+            st.sampled_from(["index.md", "sub/page.md"]),
+            st.sampled_from(BODIES),
+            st.sampled_from(["1", "2"]),
+            st.sampled_from(["The device is `tpu`.", "It is `tpu`, edited."]),
+        ),
         min_size=1,
         max_size=4,
     )
 )
 def test_never_stale_validation_with_the_cache_is_validation_without(mini, edits):
-    """Any sequence of page and KB edits: the cached validation reports and renders exactly what
-    a fresh one does."""
+    """Any sequence of page and KB edits (of the figures and the claims, which a page's render
+    may or may not read): the cached validation reports and renders exactly what a fresh one does."""
     cache = ProjectCache()
-    for page, body, value in edits:
+    for page, body, value, statement in edits:
         (mini / "docs" / page).write_text(FRONT + body, "utf-8")
         _set_figure(mini, value)
+        _set_claim(mini, statement)
         assert _result(mini, cache) == _result(mini, None)
         cache.sweep()
 

@@ -1,12 +1,18 @@
 """Shortcode rendering: output shape, escaping of hostile data, and errors with page lines."""
 
+import re
 import textwrap
+from html import unescape
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import MINI_TABLES, write_tables
 from kb.core.load import load_kb
 from kb.render.render import Ctx, abbreviations, render_markdown, text, with_unit
+from kb.render import render as render_module
 
 
 @pytest.fixture
@@ -134,6 +140,62 @@ def test_chart_is_static_svg_without_blank_lines(kb):
 
 def test_abbreviations_come_from_the_glossary(kb):
     assert abbreviations(kb) == "\n\n*[HBM]: High Bandwidth Memory: Memory next to the chip.\n"
+
+
+def _used_terms_pairwise(terms: tuple[str, ...], markdown: str) -> set[str]:
+    """The glossary's first term finder, kept as the reference: one regex of every term, and the
+    terms another term begins with (compared pair by pair) searched for one by one."""
+    ordered = sorted(set(terms), key=len, reverse=True)
+    any_term = re.compile("(?=(" + "|".join(rf"\b{re.escape(t)}\b" for t in ordered) + "))")
+    shadowed = [t for t in ordered if any(o != t and o.startswith(t) for o in ordered)]
+    used: set[str] = set()
+    for txt in (markdown, unescape(markdown)):
+        used.update(m.group(1) for m in any_term.finditer(txt))
+        used.update(t for t in shadowed if re.search(rf"\b{re.escape(t)}\b", txt))
+    return used
+
+
+# Word and non-word characters, a non-ASCII letter and digit, and what makes a character reference.
+_CHARS = st.sampled_from(list("aAb_1 .-+é٣&;#x") + ["&amp;", "&#65;", "\n"])
+_TERM = st.lists(_CHARS, min_size=1, max_size=5).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_TERM, min_size=1, max_size=12), st.lists(_CHARS, max_size=40).map("".join))
+def test_terms_found_as_the_pairwise_finder_finds_them(terms, markdown):
+    terms = tuple(terms)
+    render_module._term_trie.cache_clear()
+    assert render_module._used_terms(terms, markdown) == _used_terms_pairwise(terms, markdown)
+
+
+class _Counted(dict):  # type: ignore[type-arg]
+    """A trie node that counts its look-ups (one per character the finder walks)."""
+
+    steps = 0
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        _Counted.steps += 1
+        return super().get(key, default)
+
+
+def _counted(node: dict[str, Any]) -> _Counted:
+    return _Counted({k: v if isinstance(v, str) else _counted(v) for k, v in node.items()})
+
+
+@pytest.mark.parametrize("count", [1_000, 10_000, 100_000])
+def test_term_finding_work_grows_with_the_text_not_the_glossary(count):
+    """Terms that share their beginnings (the worst case of the pairwise finder): the finder walks
+    at most the longest term's length from each word boundary, however many terms there are."""
+    terms = tuple(f"TPU v{i} chip" if i % 2 else f"TPU{i}" for i in range(count))
+    page = " ".join(f"TPU v{i} chip and TPU{i}_x, TPU" for i in range(0, 4_000, 7))
+    trie = _counted(render_module._term_trie(terms))
+    _Counted.steps = 0
+    used: set[str] = set()
+    render_module._find_terms(trie, page, used)
+    edges = 2 * len(re.findall(r"\w+", page))
+    assert _Counted.steps <= edges * (2 + max(map(len, terms)))
+    # "TPU{i}_x" is no word "TPU{i}" (the underscore is a word character); "TPU" alone is no term
+    assert used == {f"TPU v{i} chip" for i in range(1, min(count, 4_000), 2) if i % 7 == 0}
 
 
 def test_number_formatting():

@@ -1,5 +1,5 @@
 """The scanner as a package of its own (pyproject.toml, setup.py, .pre-commit-hooks.yaml): a wheel
-built from a copy of the checkout ships kb.core and kb.scan alone, with exactly the dependencies they
+built from a copy of the checkout ships kb.core and kb.scan.scan alone, with exactly the dependencies they
 import, and installed into a fresh venv its ``torchtpu-scan`` command works from any folder."""
 
 from __future__ import annotations

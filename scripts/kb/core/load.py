@@ -90,6 +90,62 @@ class KB:
         return self._index[table]
 
 
+ALL_TABLES = "*"  # in ``ReadTables.names``: something read every table
+
+
+class ReadTables(dict[str, list[Record[Model]]]):
+    """A KB's tables that note which ones are read (``names``); going over them all notes ``ALL_TABLES``."""
+
+    def __init__(self, tables: dict[str, list[Record[Model]]]) -> None:
+        super().__init__(tables)
+        self.names: set[str] = set()
+
+    def __getitem__(self, key: str) -> list[Record[Model]]:
+        self.names.add(key)
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self.names.add(key)
+        return super().get(key, default)
+
+    def __contains__(self, key: object) -> bool:
+        self.names.add(str(key))
+        return super().__contains__(key)
+
+    def __iter__(self) -> Any:
+        self.names.add(ALL_TABLES)
+        return super().__iter__()
+
+    def keys(self) -> Any:
+        self.names.add(ALL_TABLES)
+        return super().keys()
+
+    def values(self) -> Any:
+        self.names.add(ALL_TABLES)
+        return super().values()
+
+    def items(self) -> Any:
+        self.names.add(ALL_TABLES)
+        return super().items()
+
+
+@dataclass
+class TableReads(KB):
+    """``kb`` as a renderer sees it, noting the tables it reads (``read.names``): under serve a page's
+    render is reused until one of those changes (kb/mkdocs/project.py). Its index is ``kb``'s."""
+
+    read: ReadTables = field(default_factory=lambda: ReadTables({}))
+
+    @classmethod
+    def of(cls, kb: KB) -> TableReads:
+        read = ReadTables(kb.tables)
+        return cls(kb.root, read, kb._index, read)
+
+    def index(self, table: str) -> dict[str, Record[Model]]:
+        self.read.names.add(table)
+        return super().index(table)
+
+
 def load_kb(data_dir: Path, shown_root: Path | None = None) -> KB:
     """Load every table; raise KBError listing all problems found in all files."""
     kb, problems = read_kb(data_dir, shown_root)

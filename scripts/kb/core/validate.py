@@ -34,9 +34,34 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
                 problems += _status(rec, sources)
             problems += _dates(rec, today)
     problems += _rules(kb)
+    problems += _glossary_size(kb)
     problems += agree.check(kb)
     problems += _sources(kb, cited)
     return problems
+
+
+# Every glossary term is a tooltip, and the glossary page uses them all: Markdown's abbr extension
+# tries one pattern of all of a page's terms on each text of the page, and finds each table row's
+# place by a linear search of its siblings, so that page costs the square of the terms. 10,000
+# terms added about 13 s of CPU to a build (bench.py glossary --build); that page's share grows with
+# the square, so 100,000 terms would cost it about a hundred times as much.
+MAX_GLOSSARY_TERMS = 20_000
+
+
+def _glossary_size(kb: KB) -> list[Problem]:
+    records = kb.tables.get("glossary", [])
+    if len(records) <= MAX_GLOSSARY_TERMS:
+        return []
+    rec = records[MAX_GLOSSARY_TERMS]
+    return [
+        Problem(
+            rec.path,
+            rec.line,
+            f"{rec.where()}: the glossary has {len(records):,} terms (expected at most {MAX_GLOSSARY_TERMS:,}: "
+            "every term is a tooltip, and the glossary page, which uses them all, takes time that grows "
+            "with the square of their number; keep the terms readers meet in the handbook)",
+        )
+    ]
 
 
 def _unique_ids(kb: KB) -> list[Problem]:

@@ -70,7 +70,8 @@ def page_markdown(
     assert kb is not None
     ctx = Ctx(kb, uri, project.review)
     out = with_banner(rendered, banner(meta, ctx) + review_note(ctx))
-    return out + _memo(memo, ["abbr", project.kb_key, out], lambda: abbreviations(kb, out), bool(project.kb_key))
+    glossary = project.table_keys.get("glossary", "")  # the one table abbreviations() reads
+    return out + _memo(memo, ["abbr", glossary, out], lambda: abbreviations(kb, out), bool(project.kb_key))
 
 
 def _memo(memo: Memo[Any] | None, parts: list[str], make: Callable[[], T], usable: bool = True) -> T:

@@ -41,17 +41,42 @@ MAX_READ = 8_000_000  # larger files, links and special files are told apart by 
 def tree_digest(folder: Path) -> str:
     """A digest of everything under ``folder``: the relative path and bytes of each regular file
     (never opening a link, a FIFO or a file past ``MAX_READ``, which the file scan reports)."""
+    return _flat_digest(folder, _tree_parts(folder))
+
+
+def _flat_digest(folder: Path, parts: list[tuple[str, str | bytes]]) -> str:
+    return digest(part for pair in parts for part in pair) if folder.is_dir() else digest(["absent"])
+
+
+def _tree_parts(folder: Path) -> list[tuple[str, str | bytes]]:
+    """Each file under ``folder`` as (relative path, its bytes or, when it is not read, its lstat)."""
     if not folder.is_dir():
-        return digest(["absent"])
-    parts: list[str | bytes] = []
+        return []
+    parts: list[tuple[str, str | bytes]] = []
     for path in sorted(folder.rglob("*")):
-        info = path.lstat()
-        parts.append(path.relative_to(folder).as_posix())
+        info, rel = path.lstat(), path.relative_to(folder).as_posix()
         if stat.S_ISREG(info.st_mode) and info.st_size <= MAX_READ:
-            parts.append(path.read_bytes())
+            parts.append((rel, path.read_bytes()))
         else:
-            parts.append(f"{info.st_mode} {info.st_size} {info.st_mtime_ns} {info.st_ino}")
-    return digest(parts)
+            parts.append((rel, f"{info.st_mode} {info.st_size} {info.st_mtime_ns} {info.st_ino}"))
+    return parts
+
+
+OTHER_FILES = ""  # in ``data_digests``: every file of the folder that belongs to no table
+
+
+def data_digests(folder: Path, tables: Iterable[str]) -> tuple[str, dict[str, str]]:
+    """From one read of ``folder`` (docs/data): its ``tree_digest``, and a digest per table of the
+    files that hold it (``NAME.yml`` and ``NAME.*.yml`` at the top, as kb/core/load.py reads them), with
+    every other file under ``OTHER_FILES``. A table edit changes its own digest and no other."""
+    names = set(tables)
+    parts = _tree_parts(folder)
+    grouped: dict[str, list[str | bytes]] = {}
+    for rel, data in parts:
+        stem = rel.split(".", 1)[0]
+        table = stem if stem in names and "/" not in rel and rel.endswith(".yml") else OTHER_FILES
+        grouped.setdefault(table, []).extend((rel, data))
+    return _flat_digest(folder, parts), {k: digest(v) for k, v in grouped.items()}
 
 
 @dataclass
@@ -97,10 +122,11 @@ class Memo(Generic[T]):
 @dataclass
 class ProjectCache:
     """Validation's reusable work (kb/mkdocs/project.py): the KB as read from docs/data, by a digest of
-    that folder, and each page's rendered shortcodes, by that digest and the page's own text."""
+    that folder, and each page's rendered shortcodes, by the page's own text and the digests of
+    the tables its render read."""
 
     kbs: Memo[tuple[KB, list[Problem]]] = field(default_factory=Memo)
-    renders: Memo[tuple[str, list[Problem]]] = field(default_factory=Memo)
+    renders: Memo[tuple[tuple[tuple[str, str], ...], str, list[Problem]]] = field(default_factory=Memo)  # by table
     checks: Memo[tuple[list[Problem], list[str]]] = field(default_factory=Memo)  # problems, notes
 
     def sweep(self) -> tuple[int, int]:

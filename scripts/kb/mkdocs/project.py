@@ -12,8 +12,9 @@ from pathlib import Path
 from ..core.config import MAIN, SiteConfig, read_config
 from ..core.errors import Problem
 from ..core.files import scan_project
-from ..core.load import KB, read_kb
+from ..core.load import ALL_TABLES, KB, TableReads, read_kb
 from ..core.mdscan import prose_lines
+from ..core.schema import TABLES
 from ..core.validate import validate_kb
 from ..core.yamlload import YAMLProblem, check_characters, decode, one_line
 from ..pages.namecheck import check_errors, check_names
@@ -39,7 +40,7 @@ from ..wheel.wheelfacts import check_facts
 from ..wiki.editlinks import check_environment
 from ..wiki.review import Queue, build_today, make_queue, release_of
 from ..wiki.urls import check_urls
-from .pagecache import Memo, ProjectCache, digest, tree_digest
+from .pagecache import OTHER_FILES, Memo, ProjectCache, data_digests, digest, tree_digest
 
 REVIEW_SHORTCODE = "kb:review-queue"  # a page that shows the review queue (kb/wiki/review.py)
 
@@ -53,6 +54,7 @@ class Project:
     notes: list[str] = field(default_factory=list)
     review: Queue | None = None  # the pages and records due for review (kb/wiki/review.py)
     kb_key: str = ""  # under serve: the digest of docs/data the KB was read from (kb/mkdocs/pagecache.py)
+    table_keys: dict[str, str] = field(default_factory=dict)  # and of each table's files (pagecache.data_digests)
 
     @property
     def docs(self) -> Path:
@@ -83,7 +85,7 @@ def validate_project(
     project = Project(root)
     scan = scan_project(root)
     project.problems += scan.problems
-    kb, problems, kb_key = _read_kb(project.docs / "data", root, cache)
+    kb, problems, kb_key, table_keys = _read_kb(project.docs / "data", root, cache)
     if not problems:
         problems = validate_kb(kb)
     project.problems += problems
@@ -91,7 +93,7 @@ def validate_project(
     renders = cache.renders if cache is not None and kb_key else None
     queue_for = partial(review_queue, root, kb) if ready else None
     pages, problems, project.review = read_pages(
-        scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders), queue_for
+        scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders, table_keys), queue_for
     )
     project.problems += problems
     project.problems += check_descriptions(pages)
@@ -114,35 +116,42 @@ def validate_project(
     _check_config(project, pages, site)
     project.pages = {p.src_uri: p for p in pages}
     if ready:
-        project.kb, project.kb_key = kb, kb_key
+        project.kb, project.kb_key, project.table_keys = kb, kb_key, table_keys
         if package:
             project.problems += check_package(project, wheel, cache=cache)
     project.problems = sorted(set(project.problems))
     return project
 
 
-def _read_kb(data: Path, root: Path, cache: ProjectCache | None) -> tuple[KB, list[Problem], str]:
-    """The KB and its problems, and the digest of docs/data it was read from ("" without a cache,
-    or when a table changed while it was read: then nothing read from it is kept)."""
+def _read_kb(data: Path, root: Path, cache: ProjectCache | None) -> tuple[KB, list[Problem], str, dict[str, str]]:
+    """The KB and its problems, and the digests of docs/data it was read from, whole and by table
+    ("" and {} without a cache, or when a table changed while it was read: then nothing read from
+    it is kept)."""
     if cache is None:
-        return (*read_kb(data, shown_root=root), "")
-    before = tree_digest(data)
+        return (*read_kb(data, shown_root=root), "", {})
+    before, tables = data_digests(data, TABLES)
     found = cache.kbs.get(before)
     if found is not None:
-        return found[0], list(found[1]), before
+        return found[0], list(found[1]), before, tables
     kb, problems = read_kb(data, shown_root=root)
     if tree_digest(data) != before:
-        return kb, problems, ""
+        return kb, problems, "", {}
     cache.kbs.put(before, (kb, list(problems)))
-    return kb, problems, before
+    return kb, problems, before, tables
 
 
 @dataclass
 class _Renders:
-    """Where read_pages may reuse a page's rendered shortcodes: the KB's digest and the cache."""
+    """Where read_pages may reuse a page's rendered shortcodes: the KB's digests and the cache.
+
+    A render is kept with the digests of the tables it read (load.TableReads) and of docs/data's
+    files that are no table (read by path, such as the message inventory), and reused for the same
+    page text while those digests hold: an edit to one table renders again only the pages that
+    read it."""
 
     kb_key: str = ""
-    memo: Memo[tuple[str, list[Problem]]] | None = None
+    memo: Memo[tuple[tuple[tuple[str, str], ...], str, list[Problem]]] | None = None
+    tables: dict[str, str] = field(default_factory=dict)  # digest by table name (pagecache.data_digests)
 
     def render(self, page: Page, kb: KB, queue: Queue | None) -> tuple[str, list[Problem]]:
         """The page's Markdown with its shortcodes rendered; a page that shows the review queue
@@ -150,10 +159,17 @@ class _Renders:
         body, src_uri, shown, line = page.body, page.src_uri, page.shown, page.body_line
         if self.memo is None or not self.kb_key or REVIEW_SHORTCODE in body:
             return render_markdown(body, Ctx(kb, src_uri, queue), shown, line)
-        key = digest([self.kb_key, src_uri, shown, str(line), body])
-        found = self.memo.get_or_make(key, lambda: render_markdown(body, Ctx(kb, src_uri, queue), shown, line))
-        assert found is not None  # render_markdown always returns a result
-        return found[0], list(found[1])
+        key = digest([src_uri, shown, str(line), body])
+        found = self.memo.entries.get(key)
+        if found is not None and all(self.tables.get(t, "") == d for t, d in found[0]):
+            self.memo.get(key)  # counted as reused
+            return found[1], list(found[2])
+        self.memo.misses += 1
+        reads = TableReads.of(kb)
+        out, problems = render_markdown(body, Ctx(reads, src_uri, queue), shown, line)
+        names = set(self.tables) if ALL_TABLES in reads.read.names else reads.read.names | {OTHER_FILES}
+        self.memo.put(key, (tuple((t, self.tables.get(t, "")) for t in sorted(names)), out, list(problems)))
+        return out, problems
 
 
 def _check_config(project: Project, pages: list[Page], site: SiteConfig) -> None:

@@ -979,42 +979,97 @@ def abbreviations(kb: KB, markdown: str | None = None) -> str:
     references read as the characters they stand for (the abbr extension sees a term between two
     references as a word): it marks a term only where it occurs, so the page comes out the same,
     and Markdown does not try every term on every page."""
-    terms = [rec.model for rec in kb.rows("glossary", Term)]
-    used = None if markdown is None else _used_terms(tuple(t.term.strip() for t in terms), markdown)
-    lines = []
-    for t in terms:
-        if used is not None and t.term.strip() not in used:
-            continue
-        tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
-        lines.append(abbr_line(t.term, tip))
-    return "\n\n" + "\n".join(lines) + "\n" if lines else ""
+    terms, defined = _glossary(kb)
+    if markdown is None:
+        lines = [line for _, line in defined]
+    else:
+        used = _used_terms(terms, markdown)
+        lines = [line for term, line in defined if term in used]
+    # One block per definition: the abbr extension takes one definition from the front of a block
+    # and puts the rest back, testing every block processor on it again (quadratic in its lines).
+    return "\n\n" + "\n\n".join(lines) + "\n" if lines else ""
+
+
+_GLOSSARY: dict[tuple[int, int], tuple[object, tuple[str, ...], list[tuple[str, str]]]] = {}
+
+
+def _glossary(kb: KB) -> tuple[tuple[str, ...], list[tuple[str, str]]]:
+    """The glossary's terms, and each term with its abbreviation line, made once per list of
+    glossary records and its length (a build's KB; kept with the list, so its id is never another list's)."""
+    records = kb.tables.get("glossary", [])
+    key = (id(records), len(records))
+    found = _GLOSSARY.get(key)
+    if found is None or found[0] is not records:
+        defined = []
+        for rec in kb.rows("glossary", Term):
+            t = rec.model
+            tip = f"{t.expansion}: {t.definition}" if t.expansion else t.definition
+            defined.append((t.term.strip(), abbr_line(t.term, tip)))
+        _GLOSSARY.clear()  # one KB's at a time: a serve rebuild's new KB replaces the last one
+        found = _GLOSSARY[key] = (records, tuple(t for t, _ in defined), defined)
+    return found[1], found[2]
 
 
 def _used_terms(terms: tuple[str, ...], markdown: str) -> set[str]:
     """The terms found as words (``\\bTERM\\b``, as the abbr extension matches) in either text.
 
-    One scan finds, at each place, the first term matching there; a term that begins another
-    term could be hidden by it at every place, so those few are searched for one by one."""
-    any_term, shadowed = _terms_re(terms)
+    Each term is found where it is: from every word boundary of the text, one walk down a trie of
+    the terms (a character per step, at most a term's length) meets every term that starts there,
+    so the work grows with the text and the longest term, never with the number of terms."""
+    trie = _term_trie(terms)
     used: set[str] = set()
     for text in (markdown, html_unescape(markdown)):
-        used.update(m.group(1) for m in any_term.finditer(text))
-        used.update(t for t in shadowed if t not in used and _term_re(t).search(text))
+        _find_terms(trie, text, used)
     return used
 
 
+_END = ""  # the key of a trie node that ends a term (never a character of the text)
+
+
 @lru_cache(maxsize=8)
-def _terms_re(terms: tuple[str, ...]) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    ordered = sorted(set(terms), key=len, reverse=True)
-    alternatives = "|".join(rf"\b{re.escape(t)}\b" for t in ordered)
-    shadowed = tuple(t for t in ordered if any(o != t and o.startswith(t) for o in ordered))
-    # A lookahead finds a term at every place, overlapping ones included; the group says which.
-    return re.compile(rf"(?=({alternatives}))"), shadowed
+def _term_trie(terms: tuple[str, ...]) -> dict[str, Any]:
+    """The terms as nested dicts by character; a node whose term ends there holds it under ``_END``."""
+    root: dict[str, Any] = {}
+    for term in terms:
+        node = root
+        for ch in term:
+            node = node.setdefault(ch, {})
+        node[_END] = term
+    return root
 
 
-@lru_cache(maxsize=1024)
-def _term_re(term: str) -> re.Pattern[str]:
-    return re.compile(rf"\b{re.escape(term)}\b")  # as the abbr extension matches it
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"  # what re's \w matches in a str pattern
+
+
+def _find_terms(trie: dict[str, Any], text: str, used: set[str]) -> None:
+    """Add to ``used`` every term of ``trie`` that occurs in ``text`` between two word boundaries."""
+    size = len(text)
+    for start in _word_edges(text):
+        node = trie
+        at = start
+        while True:
+            term = node.get(_END)
+            # a boundary at the end: the characters on either side differ in being word characters
+            if term is not None and (at > 0 and _is_word(text[at - 1])) != (at < size and _is_word(text[at])):
+                used.add(term)
+            if at == size:
+                break
+            node = node.get(text[at])  # type: ignore[assignment]
+            if node is None:
+                break
+            at += 1
+
+
+def _word_edges(text: str) -> list[int]:
+    """Every position where ``\\b`` holds: the start and the end of each run of word characters."""
+    edges: list[int] = []
+    for m in _WORD_RUN.finditer(text):
+        edges += (m.start(), m.end())
+    return edges
+
+
+_WORD_RUN = re.compile(r"\w+")
 
 
 def banner(meta: dict[str, Any], ctx: Ctx) -> str:
