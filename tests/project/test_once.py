@@ -14,6 +14,11 @@ KB = ROOT / "scripts" / "kb"
 ONCE = {
     "read_inventory": "wheel/coverage.py",  # raises InventoryError; check-wheel takes that as "does not match"
     "ENV_TOKEN": "wheel/wheel.py",
+    # text shown in a terminal or a message (yamlload's one_line, which wrote \n \r \t as escapes, and
+    # scanreport's safe were subsets of it) ...
+    "escape_text": "core/errors.py",
+    # ... and text flattened to one line of a page (line breaks and controls as spaces)
+    "one_line": "core/escape.py",
 }
 
 

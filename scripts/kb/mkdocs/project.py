@@ -10,12 +10,12 @@ from functools import partial
 from pathlib import Path
 
 from ..core.config import MAIN, SiteConfig, read_config
-from ..core.errors import Problem
+from ..core.errors import Problem, escape_text
 from ..core.files import scan_project
 from ..core.load import KB, read_kb
 from ..core.mdscan import prose_lines
 from ..core.validate import validate_kb
-from ..core.yamlload import YAMLProblem, check_characters, decode, one_line
+from ..core.yamlload import YAMLProblem, check_characters, decode
 from ..pages.namecheck import check_errors, check_names
 from ..pages.pages import (
     Page,
@@ -306,7 +306,7 @@ def _crash(exc: Exception, shown: str) -> Problem:
     return Problem(
         shown,
         line,
-        one_line(
+        escape_text(
             f"{what} ({type(exc).__name__}: {exc}) (expected it to work: this is a bug in scripts/kb, "
             "please report it with this page)"
         ),
