@@ -4,6 +4,8 @@ one module of scripts/kb, and the others import it."""
 from __future__ import annotations
 
 import ast
+import re
+from collections import Counter
 
 import pytest
 
@@ -39,3 +41,25 @@ def _definitions(name: str) -> list[str]:
 @pytest.mark.parametrize("name", sorted(ONCE))
 def test_a_helper_is_defined_once(name):
     assert _definitions(name) == [ONCE[name]]
+
+
+# Called by tests alone, on purpose: what tests/pages/test_recommended_calls.py runs (kb.pages.calls
+# collects the spans for it), and the loader that raises, for tests that want the KB or its problems.
+FOR_TESTS = {"pages/calls.py": {"record_spans", "page_spans", "compile_arguments"}, "core/load.py": {"load_kb"}}
+
+
+def test_every_function_and_class_is_used_by_the_code():
+    """A top-level function or class that nothing in scripts/ names is dead code, even when a test calls it
+    (pages.load_pages, pages.appendix and printpage.print_html were)."""
+    sources = {p: p.read_text("utf-8") for p in [*KB.rglob("*.py"), ROOT / "scripts" / "hooks.py"]}
+    words = Counter(re.findall(r"\w+", "\n".join(sources.values())))
+    unused = [
+        f"{path.relative_to(KB).as_posix()}:{node.lineno} {node.name}"
+        for path, text in sources.items()
+        if path.is_relative_to(KB)
+        for node in ast.parse(text).body
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef))
+        and words[node.name] == 1
+        and node.name not in FOR_TESTS.get(path.relative_to(KB).as_posix(), ())
+    ]
+    assert unused == []
