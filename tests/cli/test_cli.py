@@ -1,5 +1,6 @@
 """The command line: exit codes, sorted file:line output, no traceback on bad input."""
 
+import json
 import sys
 
 from buildtools import run
@@ -48,3 +49,18 @@ def test_check_site_names_the_folder_it_checked(tmp_path):
     result = run([sys.executable, "-m", "kb", "check-site", str(site)], tmp_path)
     assert result.returncode == 1
     assert result.stderr.startswith(f"{site}/index.html:1: ")
+
+
+def test_check_wheel_holds_the_inventory_to_the_shape_the_pages_read(tmp_path):
+    from kb.cli.wheelcmd import _inventory_is
+
+    data = tmp_path / "docs" / "data"
+    data.mkdir(parents=True)
+    odd = {"api": ["not a name"], "env": []}  # what the wheel gives, but no page could render it
+    (data / "package.json").write_text(json.dumps(odd))
+    assert not _inventory_is(tmp_path, odd)
+    good = {"api": ["torch.tpu.x"], "env": ["TPU_Y"]}
+    (data / "package.json").write_text(json.dumps(good))
+    assert _inventory_is(tmp_path, good)
+    (data / "package.json").unlink()
+    assert not _inventory_is(tmp_path, good)

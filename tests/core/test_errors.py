@@ -18,6 +18,10 @@ from kb.core.errors import Problem, escape_text, format_problems
         ("\x1b[2J\x00\x7f\x9b", "\\x1b[2J\\x00\\x7f\\x9b"),
         ("x\u202ey\u2066z\u200b\ufeff", "x\\u202ey\\u2066z\\u200b\\ufeff"),
         ("\u2028\u2029\U000e0041\ud800", "\\u2028\\u2029\\U000e0041\\ud800"),
+        # soft hyphen, Mongolian vowel separator, annotation anchor: format characters a terminal may draw as nothing
+        ("a\u00adb\u180ec\ufff9d", "a\\xadb\\u180ec\\ufff9d"),
+        # default-ignorable but not format: reserved, fillers, variation selectors (hidden bytes after an emoji)
+        ("\u2065\u3164\u115f\ufe0f\U000e0100\U000e0fff", "\\u2065\\u3164\\u115f\\ufe0f\\U000e0100\\U000e0fff"),
     ],
 )
 def test_escape_text(raw, shown):
@@ -29,6 +33,11 @@ def test_no_control_format_or_separator_character_survives():
         ch = chr(code)
         if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp"):
             assert escape_text(ch).startswith("\\") and escape_text(ch).isprintable(), f"U+{code:04X}"
+
+
+def test_a_problem_prints_the_invisible_characters_as_escapes():
+    problem = Problem("docs/a\u00ad.md", 1, "term 'x\u180ey\ufff9' \u2065")
+    assert str(problem) == "docs/a\\xad.md:1: term 'x\\u180ey\\ufff9' \\u2065"
 
 
 def test_path_and_message_are_both_escaped_on_one_line():

@@ -335,6 +335,38 @@ def test_a_crash_in_the_link_checks_is_a_problem_at_the_page_and_line(mini, monk
     ]
 
 
+class _Broken(dict):
+    def get(self, name, default=None):
+        raise RuntimeError("registry broke")
+
+
+def test_a_crash_in_the_shortcode_loop_names_the_shortcode(mini, monkeypatch):
+    monkeypatch.setattr(render, "RENDERERS", _Broken(render.RENDERERS))  # outside the renderer's own try
+    assert validate(mini) == [
+        "docs/sub/page.md:9: kb:figure: the renderer failed (RuntimeError: registry broke) "
+        "(expected it to work: this is a bug in scripts/kb, please report it with this page)"
+    ]
+
+
+def test_crash_attribution_survives_a_module_move(mini, monkeypatch):
+    """_crash knows kb.pages.pages' and kb.render.render's frames by their namespace, not their name."""
+    import kb.pages.pages
+
+    def broken(target, lineno, page, by_uri, docs):
+        raise IndexError("list index out of range")
+
+    monkeypatch.setattr(kb.pages.pages, "__name__", "kb.elsewhere.links")
+    monkeypatch.setattr(render, "__name__", "kb.elsewhere.shortcodes")
+    monkeypatch.setattr(kb.pages.pages, "_internal", broken)
+    monkeypatch.setattr(render, "RENDERERS", _Broken(render.RENDERERS))
+    assert validate(mini) == [
+        "docs/index.md:7: the page could not be checked (IndexError: list index out of range) "
+        "(expected it to work: this is a bug in scripts/kb, please report it with this page)",
+        "docs/sub/page.md:9: kb:figure: the renderer failed (RuntimeError: registry broke) "
+        "(expected it to work: this is a bug in scripts/kb, please report it with this page)",
+    ]
+
+
 def test_mkdocs_yml_that_is_not_utf8_is_a_problem_not_a_traceback(mini):
     (mini / "mkdocs.yml").write_bytes(b"site_name: T\nnav:\n  - caf\xe9.md\n")
     assert validate(mini) == ["mkdocs.yml:3: byte 0xe9 is not valid UTF-8 (expected UTF-8 text)"]

@@ -8,7 +8,7 @@ from conftest import MINI_TABLES, write_tables
 from fakewheel import build_wheel
 from kb.mkdocs.project import validate_project
 from kb.pages.namecheck import Allowed, check_python_sample, check_shell_sample, constraint_problems
-from kb.wheel.wheel import read_wheel
+from kb.wheel.wheel import ENV_TOKEN, read_wheel
 
 PIN = "torch-tpu==0.2.0"
 
@@ -228,3 +228,13 @@ def test_shell_samples_are_read_as_tokens_without_comments(index):
         "l.sh:4: runs module 'torch_tpu._internal.distributed.launchers.singlehost_wrapper', which is not in the "
         "pinned wheel",
     ]
+
+
+def test_a_shell_line_that_reads_an_env_var_is_checked_too(index):
+    # '$' before the name is the shell reading it: coverage.py's pattern once skipped it, wheel.py's didn't
+    source = 'echo "$TPU_NOT_A_VARIABLE" ${TORCH_TPU_NOR_THIS:-1} $TORCH_TPU_DEFER_AND_FUSE\n'
+    assert [str(p) for p in check_shell_sample("l.sh", source, index, Allowed())] == [
+        "l.sh:1: uses env var 'TPU_NOT_A_VARIABLE', which is not in the pinned wheel",
+        "l.sh:1: uses env var 'TORCH_TPU_NOR_THIS', which is not in the pinned wheel",
+    ]
+    assert ENV_TOKEN.findall("XTPU_A TPU_B_ $TPU_C _TPU_D TPU_E9") == ["TPU_C", "TPU_E9"]

@@ -20,8 +20,7 @@ from kb.core.errors import KBError
 from kb.core.load import load_kb
 from kb.core.schema import TABLES
 from kb.core.validate import validate_kb
-from kb.pages.pages import appendix
-from kb.render.render import COLUMNS, Ctx, render_markdown
+from kb.render.render import COLUMNS, Ctx, abbreviations, render_markdown
 
 EXTENSIONS = [
     "abbr",
@@ -309,7 +308,7 @@ def render_page(tmp_path, texts: dict[str, str]):
     md, problems = render_markdown(PAGE, Ctx(kb, "migrate/page.md"), "docs/migrate/page.md")
     if problems:
         return None, problems
-    html = markdown.Markdown(extensions=EXTENSIONS, extension_configs=CONFIG).convert(md + appendix(kb))
+    html = markdown.Markdown(extensions=EXTENSIONS, extension_configs=CONFIG).convert(md + abbreviations(kb, md))
     return html, []
 
 

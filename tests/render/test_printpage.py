@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from html.parser import HTMLParser
 
-from kb.render.printpage import Section, build_print, print_html, relative_url
+from kb.render.printpage import Section, build_print, relative_url
+
+
+def printed(sections: list[Section], print_url: str) -> str:
+    """The print page's HTML as the build makes it (kb/mkdocs/build.py calls build_print), with no id repeated."""
+    html, repeated = build_print(sections, print_url)
+    assert repeated == []
+    return html
 
 
 def attributes(html: str) -> list[tuple[str, str | None]]:
@@ -42,14 +49,14 @@ GLOSSARY = Section("reference/glossary.md", "reference/glossary/", "Glossary <&>
 
 
 def test_sections_come_in_the_given_order_with_a_heading_each():
-    out = print_html([HOME, STEPS, GLOSSARY], "about/print/")
+    out = printed([HOME, STEPS, GLOSSARY], "about/print/")
     ids = re.findall(r'<section class="kb-print-page" id="([^"]+)">', out)
     assert ids == ["index", "migrate_steps", "reference_glossary"]
     assert '<section class="kb-print-page" id="reference_glossary">\n<h1>Glossary &#60;&#38;&#62;</h1>' in out
 
 
 def test_ids_are_prefixed_and_stay_unique():
-    out = print_html([HOME, STEPS, Section("other.md", "other/", "Other", STEPS.html)], "about/print/")
+    out = printed([HOME, STEPS, Section("other.md", "other/", "Other", STEPS.html)], "about/print/")
     ids = [value for name, value in attributes(out) if name == "id"]
     assert len(ids) == len(set(ids))
     assert 'id="migrate_steps__verify"' in out
@@ -58,7 +65,7 @@ def test_ids_are_prefixed_and_stay_unique():
 
 
 def test_links_to_handbook_pages_point_at_their_sections():
-    out = print_html([HOME, STEPS, GLOSSARY], "about/print/")
+    out = printed([HOME, STEPS, GLOSSARY], "about/print/")
     assert '<a href="#migrate_steps__verify">verify</a>' in out  # another page's anchor
     assert '<a class="headerlink" href="#migrate_steps__verify">' in out  # the page's own anchor
     assert '<a href="#index">home</a>' in out
@@ -66,14 +73,14 @@ def test_links_to_handbook_pages_point_at_their_sections():
 
 
 def test_other_links_are_relative_to_the_print_page_or_left_alone():
-    out = print_html([HOME, STEPS], "about/print/")
+    out = printed([HOME, STEPS], "about/print/")
     assert '<a href="https://example.org/x#y">out</a>' in out
     assert 'src="../../assets/chart.svg"' in out
     assert '<a href="../../reference/glossary/">glossary</a>' in out  # not in the printed set: a page link
 
 
 def test_code_blocks_tables_and_prose_are_copied_as_written():
-    out = print_html([STEPS], "about/print/")
+    out = printed([STEPS], "about/print/")
     assert "x = a &lt; b &amp;&amp; &quot;id=&quot;\n</span></code></pre>" in out
     table = STEPS.html[STEPS.html.index("<table>") : STEPS.html.index("</table>") + 8]
     assert table in out
@@ -82,7 +89,7 @@ def test_code_blocks_tables_and_prose_are_copied_as_written():
 
 def test_rewritten_attributes_are_escaped():
     hostile = Section("x.md", "x/", "X", '<a href="#&quot;&gt;&lt;script&gt;" id="a&quot;b">x</a>')
-    out = print_html([hostile], "p/")
+    out = printed([hostile], "p/")
     assert "<script" not in out
     assert 'href="#x__&quot;&gt;&lt;script&gt;"' in out
     assert 'id="x__a&quot;b"' in out
@@ -145,5 +152,5 @@ def test_tooltips_and_permalinks_are_left_off_the_paper():
         '<h2 id="x">X<a class="headerlink" href="#x" title="Permanent link">&para;</a></h2>'
         '<p><abbr title="High Bandwidth Memory">HBM</abbr> <a class="kb-src" href="../s/#src-w" title="Wheel: f.py">w</a></p>',
     )
-    out = print_html([section], "about/print/part-1/")
+    out = printed([section], "about/print/part-1/")
     assert '<h2 id="a__x">X</h2><p>HBM <a class="kb-src" href="../../../s/#src-w">w</a></p>' in out

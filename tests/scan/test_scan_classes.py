@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT
 from kb.scan.scan import scan_source, silenced
 from kb.scan.scanfix import fix_text, fixes_for
-from kb.scan.scanreport import concise_report, json_report, safe, sarif_report
+from kb.scan.scanreport import concise_report, json_report, sarif_report, text_report
 from kb.scan.scanrules import RuleSet, load_rules
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
@@ -410,9 +410,21 @@ def test_every_rule_has_a_unique_code(real):
     assert len(codes) == len(set(codes)) and all(c.startswith("TPU") for c in codes)
 
 
-def test_terminal_text_is_escaped():
-    assert safe("ok\x1b[31mred\x07\u202e") == "ok\\x1b[31mred\\x07\\u202e"
-    assert safe("plain é") == "plain é"
+# Invisible characters the scan report once let through (it had an escaper of its own), and one it
+# alone caught: all are written as escapes now, by kb.core.errors' escape_text.
+HIDDEN = "\u00ad\u180e\ufff9\u2065\U000e0100"
+
+
+def test_terminal_text_is_escaped(real):
+    (finding,) = scan_source("import torch\ntorch.cuda.synchronize()  # é ok\n", "t.py", real)
+    path, snippet = "evil\x1b[31m\u202e" + HIDDEN + ".py", "x\x07" + HIDDEN + " é"
+    findings = [finding._replace(path=path, snippet=snippet, elsewhere=((path, 3, 1),))]
+    shown = "\\xad\\u180e\\ufff9\\u2065\\U000e0100"
+    for report in (text_report(findings, [], 1), concise_report(findings)):
+        assert "evil\\x1b[31m\\u202e" + shown + ".py" in report
+        assert all(line.isprintable() for line in report.split("\n"))
+        assert not any(ch in report for ch in HIDDEN + "\x1b\x07\u202e")
+    assert "x\\x07" + shown + " é" in text_report(findings, [], 1)  # visible text stays as it is
 
 
 def test_control_characters_in_source_and_names_never_reach_the_terminal(tmp_path):

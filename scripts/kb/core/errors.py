@@ -2,22 +2,36 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import NamedTuple
 
-# Written as escapes when a problem is printed: a message echoes input, and a raw ESC could drive
-# the terminal, a bidi override or invisible character make the line read differently from what it
-# holds, a line break forge another ``path:line``, a lone surrogate fail the print.
+# Written as escapes when a problem or a scan report is printed: a message echoes input, and a raw
+# ESC could drive the terminal, a bidi override or invisible character make the line read
+# differently from what it holds, a line break forge another ``path:line``, a lone surrogate fail
+# the print.
 _ESCAPED = ("Cc", "Cf", "Cs", "Zl", "Zp")
+# Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties.txt), which renderers draw as
+# nothing: beside the format characters above it holds fillers, variation selectors (which can
+# carry hidden bytes after an emoji) and reserved code points such as U+2065.
+_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def escape_text(text: str) -> str:
-    """``text`` with every control, format (bidi, zero-width), separator and surrogate character
-    written as a Python-style escape (``\\n``, ``\\x1b``, ``\\u202e``); everything else as is."""
+    """``text`` with every control, format (bidi, zero-width), separator, surrogate and default-
+    ignorable character written as a Python-style escape (``\\n``, ``\\x1b``, ``\\u202e``);
+    everything else as is. The one escaper for text shown in a terminal or a report."""
     if text.isascii() and text.isprintable():
         return text
-    return "".join(_escape(ch) if unicodedata.category(ch) in _ESCAPED else ch for ch in text)
+    return "".join(_escape(ch) if _hidden(ch) else ch for ch in text)
+
+
+def _hidden(ch: str) -> bool:
+    return unicodedata.category(ch) in _ESCAPED or _IGNORABLE.match(ch) is not None
 
 
 def _escape(ch: str) -> str:

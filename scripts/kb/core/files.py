@@ -20,8 +20,8 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import Problem
-from .yamlload import FORBIDDEN, one_line
+from .errors import Problem, escape_text
+from .yamlload import FORBIDDEN
 
 MAX_FILE_BYTES = 5_000_000  # the largest file under docs/ is about 70 KB
 MAX_ENTRIES = 50_000  # files and folders under docs/ and snippets/ together; the handbook has under 100
@@ -174,7 +174,7 @@ def _entry(
     if "\n" in name or FORBIDDEN.search(name):  # a line break in a name would forge a report line
         scan.problems.append(
             Problem(
-                one_line(shown),
+                escape_text(shown),
                 1,
                 "name has a control or invisible character (expected a plain file name)",
             )

@@ -11,10 +11,10 @@ from typing import Any, Generic, TypeGuard, TypeVar
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from .errors import KBError, Problem
+from .errors import KBError, Problem, escape_text
 from .files import check_entry
 from .schema import TABLES, Model
-from .yamlload import KeyPath, Located, YAMLProblem, load_file, one_line
+from .yamlload import KeyPath, Located, YAMLProblem, load_file
 
 M = TypeVar("M", bound=Model, covariant=True)  # the model of a record's table
 T = TypeVar("T", bound=Model)
@@ -199,12 +199,12 @@ def _unread_tables(data_dir: Path, shown_root: Path) -> list[Problem]:
         table, _, rest = path.name.partition(".")
         expected = f"expected docs/data/<table>.yml or <table>.<part>.yml, table one of: {', '.join(TABLES)}"
         if path.parent != data_dir:
-            rel = one_line(path.relative_to(data_dir).as_posix())
+            rel = escape_text(path.relative_to(data_dir).as_posix())
             msg = f"table file '{rel}' is in a subfolder of docs/data/, which the loader never reads ({expected})"
         elif table in TABLES and (rest == "yml" or rest.endswith(".yml")):
             continue  # read above
         else:
-            msg = f"unknown table file '{one_line(path.name)}', which the loader never reads ({expected})"
+            msg = f"unknown table file '{escape_text(path.name)}', which the loader never reads ({expected})"
         problems.append(Problem(_shown(path, shown_root), 1, msg))
     return problems
 
@@ -260,7 +260,7 @@ def _problem(table: str, i: int, err: ErrorDetails, located: Located, shown: str
         msg = str(err["ctx"]["error"])
     else:
         msg = f"{err['msg'].lower().replace('input should be', 'expected')}, got {_kind(value)} {value!r}"
-    return Problem(shown, line, one_line(f"{where}: {msg}"))  # a value with line breaks must not split the message
+    return Problem(shown, line, escape_text(f"{where}: {msg}"))  # a value with line breaks must not split the message
 
 
 def _fields_at(model: type[Model], loc: KeyPath) -> list[str]:
@@ -303,4 +303,4 @@ def _shown(path: Path, root: Path) -> str:
         shown = Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
         shown = path.as_posix()
-    return one_line(shown)  # a line break in a file name must not forge a line of the report
+    return escape_text(shown)  # a line break in a file name must not forge a line of the report

@@ -24,7 +24,7 @@ from typing import Any
 
 import yaml
 
-from .errors import Problem
+from .errors import Problem, escape_text
 
 try:  # libyaml is much faster; fall back to the pure-Python parser where it is missing.
     _Base = yaml.CSafeLoader
@@ -204,11 +204,6 @@ def describe_character(ch: str, suffix: str = "") -> str:
     return f"control character {code} (expected printable text{suffix})"
 
 
-def one_line(text: str) -> str:
-    """``text`` for a one-line message: line breaks and tabs from the data written as escapes."""
-    return text.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
-
-
 def parse(text: str, shown: str, loader_class: type[StrictLoader] = StrictLoader) -> Located:
     """Parse one YAML document into plain data with line numbers, within ``loader_class.limits``."""
     limits: Limits = getattr(loader_class, "limits", LIMITS)
@@ -342,7 +337,7 @@ def _build(node: yaml.Node, path: KeyPath, out: Located, shown: str, loader: Str
                     Problem(
                         shown,
                         key_node.start_mark.line + 1,
-                        f"duplicate key '{one_line(key)}' (first defined on line {first}; expected each key once)",
+                        f"duplicate key '{escape_text(key)}' (first defined on line {first}; expected each key once)",
                     )
                 )
             out.lines[path + (key,)] = key_node.start_mark.line + 1
@@ -354,7 +349,7 @@ def _build(node: yaml.Node, path: KeyPath, out: Located, shown: str, loader: Str
     try:
         return loader.construct_object(node, deep=True)
     except Exception as exc:  # PyYAML's constructors raise ValueError and others for odd values
-        what = one_line(str(getattr(exc, "problem", None) or exc))
+        what = escape_text(str(getattr(exc, "problem", None) or exc))
         raise YAMLProblem(
             Problem(shown, node.start_mark.line + 1, f"unreadable value: {what} (expected a plain value)")
         ) from None

@@ -10,13 +10,14 @@ from functools import partial
 from pathlib import Path
 
 from ..core.config import MAIN, SiteConfig, read_config
-from ..core.errors import Problem
+from ..core.errors import Problem, escape_text
 from ..core.files import scan_project
 from ..core.load import ALL_TABLES, KB, TableReads, read_kb
 from ..core.mdscan import prose_lines
 from ..core.schema import TABLES
 from ..core.validate import validate_kb
-from ..core.yamlload import YAMLProblem, check_characters, decode, one_line
+from ..core.yamlload import YAMLProblem, check_characters, decode
+from ..pages import pages as pages_module
 from ..pages.namecheck import check_errors, check_names
 from ..pages.pages import (
     Page,
@@ -29,6 +30,7 @@ from ..pages.pages import (
 )
 from ..pages.saidonce import check_said_once
 from ..pages.tags import check_tags
+from ..render import render as render_module
 from ..render.render import SHORTCODE, Ctx, render_markdown
 from ..site.allowlist import check_scripts
 from ..site.sitepaths import built_file
@@ -308,21 +310,23 @@ def _read_page(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
 def _crash(exc: Exception, shown: str) -> Problem:
     """An unexpected exception as a problem where it happened: the traceback names the page (a frame
     of kb.pages.pages with a ``page``), the line (``lineno``) and the shortcode (``name`` in render's
-    ``replace``); otherwise line 1 of ``shown``."""
+    ``replace``); otherwise line 1 of ``shown``. A frame's module is known by its globals, which are
+    that module's own namespace, never by its name: a move or rename keeps the attribution."""
     line, name = 1, None
+    in_pages, in_render = vars(pages_module), vars(render_module)
     for frame, _ in traceback.walk_tb(exc.__traceback__):
-        module, code, local = frame.f_globals.get("__name__"), frame.f_code.co_name, frame.f_locals
-        if module == "kb.pages.pages" and isinstance(local.get("page"), Page):
+        module, code, local = frame.f_globals, frame.f_code.co_name, frame.f_locals
+        if module is in_pages and isinstance(local.get("page"), Page):
             shown = local["page"].shown
-        if module in ("kb.pages.pages", "kb.render.render") and isinstance(local.get("lineno"), int):
+        if (module is in_pages or module is in_render) and isinstance(local.get("lineno"), int):
             line = local["lineno"]
-        if module == "kb.render.render" and code == "replace" and isinstance(local.get("name"), str):
+        if module is in_render and code == "replace" and isinstance(local.get("name"), str):
             name = local["name"]
     what = f"kb:{name}: the renderer failed" if name else "the page could not be checked"
     return Problem(
         shown,
         line,
-        one_line(
+        escape_text(
             f"{what} ({type(exc).__name__}: {exc}) (expected it to work: this is a bug in scripts/kb, "
             "please report it with this page)"
         ),

@@ -19,9 +19,9 @@ from ..core.errors import Problem
 from ..core.load import KB, Record
 from ..core.schema import Checked, EnvVar, ErrorEntry, Model, Names
 from ..core.yamlload import KeyPath, normalize
-from ..wheel.coverage import API_TOKEN, ENV_TOKEN, _strings
+from ..wheel.coverage import API_TOKEN, _strings
 from ..wheel.messages import VALUE, found_native, matches
-from ..wheel.wheel import WheelIndex
+from ..wheel.wheel import ENV_TOKEN, WheelIndex
 from .pages import Page
 
 # A stated version constraint: `torch>=2.11.0,<=2.15.0`, `Python >=3.11`, `libtpu>=0.0.50`.

@@ -19,8 +19,7 @@ from ..core.errors import Problem
 from ..core.load import KB, Record
 from ..core.mdscan import code_mask, prose_lines
 from ..core.schema import ErrorEntry, Framework, MigrationRule, Source
-from ..core.yamlload import KeyPath, Located, YAMLProblem, decode, parse
-from ..render.render import Ctx, abbreviations, render_markdown
+from ..core.yamlload import KeyPath, Located, YAMLProblem, parse
 
 _FRONT = re.compile(r"\A---[ \t]*\n(.*?\n)?---[ \t]*\n", re.S)
 # Bounded repeats keep these linear on hostile lines (a line of 100,000 '[' or '<a ').
@@ -296,27 +295,6 @@ def script_links(line: str, lineno: int, shown: str) -> list[Problem]:
     return problems
 
 
-def load_pages(docs: Path, kb: KB, shown_root: Path) -> tuple[list[Page], list[Problem]]:
-    """Read and render every page under ``docs``."""
-    pages, problems = [], []
-    for path in sorted(docs.rglob("*.md")):
-        src_uri = path.relative_to(docs).as_posix()
-        shown = path.resolve().relative_to(shown_root.resolve()).as_posix()
-        try:
-            text = decode(path.read_bytes(), shown)
-        except YAMLProblem as exc:
-            problems.append(exc.problem)
-            continue
-        page = Page(src_uri, shown, text)
-        page.meta, page.body, page.body_line, found = split_front_matter(text, shown)
-        problems += found
-        page.rendered, found = render_markdown(page.body, Ctx(kb, src_uri), shown, page.body_line)
-        problems += found
-        page.anchors = page_anchors(page.rendered)
-        pages.append(page)
-    return pages, problems
-
-
 def check_pages(pages: list[Page], docs: Path, kb: KB) -> list[Problem]:
     """Links, anchors, images and external URLs of every page, with their lines."""
     by_uri = {p.src_uri: p for p in pages}
@@ -482,11 +460,6 @@ def _internal(target: str, lineno: int, page: Page, by_uri: dict[str, Page], doc
             )
         ]
     return []
-
-
-def appendix(kb: KB) -> str:
-    """What the hook appends to every page (the glossary's abbreviations)."""
-    return abbreviations(kb)
 
 
 def check_section_links(kb: KB, pages: list[Page]) -> list[Problem]:

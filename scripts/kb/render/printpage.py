@@ -75,11 +75,6 @@ def prefix_of(src_uri: str) -> str:
     return re.sub(r"[^A-Za-z0-9-]", "_", src_uri.removesuffix(".md"))
 
 
-def print_html(sections: list[Section], print_url: str) -> str:
-    """The sections as one HTML fragment, for a page at ``print_url``."""
-    return build_print(sections, print_url)[0]
-
-
 def build_print(
     sections: list[Section],
     print_url: str,

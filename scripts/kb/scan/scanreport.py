@@ -2,9 +2,9 @@
 
 Text lists findings grouped by file, then a summary by severity and by rule; each finding is the
 line to change, with "used at N places" when uses were traced back to it. Concise (``--format
-concise``) is ``path:line:col: CODE message`` one line per finding, as editors parse it. Both escape
-control, escape and bidi characters from paths and source (``\x1b``), so a file can't drive the
-terminal.
+concise``) is ``path:line:col: CODE message`` one line per finding, as editors parse it. Both write
+control, format and invisible characters from paths and source as escapes (``\x1b``, kb.core.errors'
+``escape_text``), so a file can't drive the terminal or hide text.
 
 JSON (``--format json``) is one object, stable across releases (``format`` changes if it does)::
 
@@ -34,12 +34,11 @@ Files that were not scanned are ``toolExecutionNotifications`` of the run's invo
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from ..core.errors import Problem
+from ..core.errors import Problem, escape_text
 from .scannames import Finding
 from .scanrules import SEVERITIES, ScanRule
 
@@ -49,17 +48,6 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 SARIF_LEVEL = {"must-change": "error", "review": "warning", "info": "note"}
 TOOL = "kb scan"
 FORMAT = 2
-# C0 and C1 controls, DEL, and the bidi and other invisible format characters a terminal obeys.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]")
-
-
-def safe(text: str) -> str:
-    """Text for a terminal: each control or format character as its Python escape (``\x1b``)."""
-    return (
-        _UNSAFE.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)
-        if _UNSAFE.search(text)
-        else text
-    )
 
 
 def summary(findings: list[Finding]) -> dict[str, Any]:
@@ -78,12 +66,14 @@ def text_report(
         if f.path != current:
             if current is not None:
                 lines.append("")
-            lines.append(safe(f.path))
+            lines.append(escape_text(f.path))
             current = f.path
         fix = "  [fixable]" if f.rule in fixable and not f.manual else ""
-        lines.append(f"  {f.line}:{f.column}  {f.code}  {f.severity}  {f.rule}  {safe(f.snippet)}{fix}")
+        lines.append(f"  {f.line}:{f.column}  {f.code}  {f.severity}  {f.rule}  {escape_text(f.snippet)}{fix}")
         if f.related or f.elsewhere:
-            uses = [f"{line}:{col}" for line, col in f.related] + [f"{safe(p)}:{ln}:{c}" for p, ln, c in f.elsewhere]
+            uses = [f"{line}:{col}" for line, col in f.related] + [
+                f"{escape_text(p)}:{ln}:{c}" for p, ln, c in f.elsewhere
+            ]
             places = ", ".join(uses[:8]) + (", ..." if len(uses) > 8 else "")
             lines.append(f"      used at {len(uses)} place(s): {places}")
         lines.append(f"      {f.message} Fix: {f.suggestion} See: {f.link}")
@@ -112,7 +102,7 @@ def text_report(
 
 def concise_report(findings: list[Finding]) -> str:
     """``path:line:col: CODE message``, one line per finding (what editors and CI annotate)."""
-    return "\n".join(f"{safe(f.path)}:{f.line}:{f.column}: {f.code} {f.message}" for f in findings)
+    return "\n".join(f"{escape_text(f.path)}:{f.line}:{f.column}: {f.code} {f.message}" for f in findings)
 
 
 def json_report(

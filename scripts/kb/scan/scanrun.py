@@ -30,14 +30,14 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 from types import FrameType
 
-from ..core.errors import KBError, Problem, format_problems
+from ..core.errors import KBError, Problem, escape_text, format_problems
 from ..core.stopping import Stopped, die_with_parent, signal_name, stoppable
 from . import fixtemp, fixwrite
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanflow import Flows, join, local_modules
 from .scannames import Finding
-from .scanreport import concise_report, json_report, safe, sarif_report, text_report
+from .scanreport import concise_report, json_report, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
 from .scanwalk import UsageError, collect
 
@@ -114,14 +114,16 @@ def run(args: argparse.Namespace) -> int:
 def _settings(args: argparse.Namespace) -> ScanConfig:
     path = args.config or find_config(Path(args.paths[0]))
     if args.config is not None and not args.config.is_file():
-        raise ConfigError([Problem(safe(str(args.config)), 1, "no such file (expected a pyproject.toml for --config)")])
-    config = read_config(path, safe(str(path))) if path is not None else ScanConfig()
+        raise ConfigError(
+            [Problem(escape_text(str(args.config)), 1, "no such file (expected a pyproject.toml for --config)")]
+        )
+    config = read_config(path, escape_text(str(path))) if path is not None else ScanConfig()
     for name, value in (("select", args.select), ("ignore", args.ignore)):
         if value is not None:  # given on the command line: it replaces the file's list
             codes = [c.strip() for c in value.split(",") if c.strip()]
             bad = [c for c in codes if not CODE.match(c)]
             if bad:
-                raise UsageError(f"--{name} '{safe(bad[0])}': not a rule code (expected TPU and up to 3 digits)")
+                raise UsageError(f"--{name} '{escape_text(bad[0])}': not a rule code (expected TPU and up to 3 digits)")
             setattr(config, name, codes)
     config.exclude += args.exclude
     config.fail_on = args.fail_on or config.fail_on
@@ -140,7 +142,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         config = _settings(args)
         if config.site_url is not None and not config.site_url.startswith("https://"):
-            return _usage(f"site URL '{safe(config.site_url)}': expected an https:// URL")
+            return _usage(f"site URL '{escape_text(config.site_url)}': expected an https:// URL")
         every = load_rules(files, root or files[0].parent, config.site_url)
         rules = RuleSet.of([r for r in every.rules if selected(r.code, config.select, config.ignore)])
         walk = collect(args.paths, config.exclude)
@@ -172,7 +174,7 @@ def _run(args: argparse.Namespace) -> int:
     elif not args.diff:
         print(text_report(findings, problems, len(walk.files), fixable))
     if problems:
-        print(format_problems([Problem(safe(p.path), p.line, safe(p.message)) for p in problems]), file=sys.stderr)
+        print(format_problems(problems), file=sys.stderr)  # each line escaped by Problem
     if config.fail_on == "never":
         return int(not_fixed)
     return 1 if not_fixed or any(_RANK[f.severity] >= _RANK[config.fail_on] for f in findings) else 0

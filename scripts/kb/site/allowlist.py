@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.config import ConfigFile, SiteConfig
-from ..core.errors import Problem
-from ..core.yamlload import Located, YAMLProblem, one_line, read_text
+from ..core.errors import Problem, escape_text
+from ..core.yamlload import Located, YAMLProblem, read_text
 
 ALLOWLIST = "docs/assets/vendor/ALLOWLIST"
 SCRIPT_SUFFIXES = (".js", ".mjs")
@@ -70,7 +70,7 @@ def read_allowlist(root: Path) -> tuple[dict[str, Entry], list[Problem]]:
         m = _LINE.fullmatch(line)
         if not m:
             problems.append(
-                Problem(ALLOWLIST, n, f"{one_line(line)!r} is not a script line (expected '<sha256 in hex>  <path>')")
+                Problem(ALLOWLIST, n, f"{line!r} is not a script line (expected '<sha256 in hex>  <path>')")
             )
             continue
         entry = Entry(m.group(2), m.group(1), n)
@@ -129,7 +129,7 @@ def check_files(root: Path, listed: dict[str, Entry]) -> list[Problem]:
         for path in sorted((root / folder).rglob("*")):
             if path.suffix.lower() in SCRIPT_SUFFIXES and not path.is_dir():
                 rel = path.relative_to(root).as_posix()
-                problems += _unlisted(root, rel, one_line(rel), 1, listed)
+                problems += _unlisted(root, rel, escape_text(rel), 1, listed)
     return problems
 
 
@@ -159,9 +159,7 @@ def check_config(root: Path, file: ConfigFile, listed: dict[str, Entry]) -> list
     for value, line in config_scripts(config):
         if _SCHEME.match(value) or value.startswith("/"):
             problems.append(
-                Problem(
-                    name, line, f"script {one_line(value)!r} is not a file of the site (expected a path under docs/)"
-                )
+                Problem(name, line, f"script {value!r} is not a file of the site (expected a path under docs/)")
             )
             continue
         rel = "docs/" + value.split("?")[0].split("#")[0]
@@ -196,7 +194,9 @@ def _override_script(
     if not m:
         what = "an inline script" if not src else f"a script from {value!r}"
         return [
-            Problem(shown, line, f"{one_line(what)} (expected src naming a script in {ALLOWLIST} or the theme's own)")
+            Problem(
+                shown, line, f"{escape_text(what)} (expected src naming a script in {ALLOWLIST} or the theme's own)"
+            )
         ]
     rel = m.group(1).lstrip("/")
     if theme_dir is not None and (theme_dir / rel).is_file() and not (root / "overrides" / rel).exists():

@@ -16,10 +16,11 @@ import re
 from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import unquote
 
 from ..core.errors import Problem
-from .sitedoc import Doc, Page, read_css, read_html
+from .sitedoc import Doc, Finding, Page, read_css, read_html
 from .sitepaths import built_file
 from .sitetypes import XML, XML_MARKUP, document_types
 from .siteurl import HARMLESS, THEME_SCRIPTS, foreign, scheme
@@ -37,9 +38,45 @@ THEME_STYLES = {
     "57a0d79d880c51fe0fa86e34640429eefc664e85f1906c885beed544fd00a9ed": "main.57a0d79d.min.css",
     "fb2fffe2c525a359e29ee030c77ffdead459d9d73888c34213d4773262a832ab": "palette.fb2fffe2.min.css",
 }
-Answer = tuple[str | None, str, str]  # a link's (problem, file its fragment is on, fragment)
-Link = tuple[int, str, str | None, str, str]  # (place, URL, *its Answer)
-Job = tuple[Path, dict[str, str], dict[str, str], set[str], str]  # site, source_of, redirects, files, root
+
+
+class Answer(NamedTuple):
+    """What a link resolves to, as far as the files alone tell (its #anchor waits for every file's ids)."""
+
+    problem: str | None
+    """What is wrong with the link; None: nothing."""
+    target: str
+    """The built file whose ids the fragment must name; "" when no id is looked up (a problem, another origin)."""
+    fragment: str
+    """The fragment, decoded; "" for none (an empty '#' names no element, so it is never looked up)."""
+
+
+_UNASKED = Answer("not asked yet", "", "")  # answers.get's default: compared by identity
+
+
+class Link(NamedTuple):
+    """A link of a file that is a problem or names a fragment: the rest are settled when read."""
+
+    place: int
+    """As in ``kb.site.sitedoc.Finding``."""
+    url: str
+    answer: Answer
+
+
+class Job(NamedTuple):
+    """What reading any file of one site needs (sent as is to the second process)."""
+
+    site: Path
+    """The site's folder, resolved."""
+    source_of: dict[str, str]
+    """Built page -> its Markdown source. Empty: unknown, and every page is taken as the theme's, with page
+    content in its article; otherwise a page without a source (and not 404.html) is page content throughout."""
+    redirects: dict[str, str]
+    """Redirect page -> the exact text the redirects plugin writes for it."""
+    files: set[str]
+    """Every file of the site, site-relative."""
+    root: str
+    """The site's URL path, between slashes ("/" at the top of a host)."""
 
 
 def check_site(
@@ -60,7 +97,7 @@ def check_site(
     markup, refused = document_types(site, files, MAX_BYTES)  # XML, sniffed and compressed documents
     problems, readable = problems + refused, readable + markup
     root = posixpath.join("/", root_path.strip("/"), "")
-    job: Job = (site, source_of or {}, dict(redirects or {}), files, root)
+    job = Job(site, source_of or {}, dict(redirects or {}), files, root)
     if workers >= 2 and len(readable) >= PARALLEL_FROM and hasattr(os, "fork"):
         from concurrent.futures import ProcessPoolExecutor  # imported here: 15 ms that a small site does not pay
         from multiprocessing import get_context
@@ -76,7 +113,7 @@ def check_site(
         docs, found = {**their_docs, **docs}, their_found + found
     else:
         docs, found = _read_all(job, readable)
-    problems += found + _resolve(site, docs, job[1])
+    problems += found + _resolve(site, docs, job.source_of)
     return [p._replace(path=prefix + p.path[4:]) for p in problems]  # each named site/<file>
 
 
@@ -91,40 +128,44 @@ def page_files(docs: Path, directory_urls: bool = True) -> dict[str, str]:
 def _read_all(job: Job, readable: list[str]) -> tuple[dict[str, tuple[Doc, list[Link]]], list[Problem]]:
     """Read each file, and resolve its links as far as the files alone tell (anchors wait for every id)."""
     docs, problems = dict[str, tuple[Doc, list[Link]]](), list[Problem]()
-    answers: dict[tuple[str, str, bool], Answer] = {}
+    answers: dict[tuple[str, str, bool], Answer | None] = {}
     for rel in readable:
-        if (text := _read(job[0], rel, problems)) is not None:
+        if (text := _read(job.site, rel, problems)) is not None:
             doc = _doc(job, rel, text)
             docs[rel] = (doc._replace(refs=[]), _links(job, rel, doc, answers))  # sent back without what is settled
     return docs, problems
 
 
 def _doc(job: Job, rel: str, text: str) -> Doc:
-    _site, source_of, redirects, _files, _root = job
+    source_of, redirects = job.source_of, job.redirects
     if rel.endswith(".css"):  # Material's own stylesheets are read as empty ones
         return read_css("" if hashlib.sha256(text.encode()).hexdigest() in THEME_STYLES else text)
     if rel in redirects:
         why = "redirect page differs from the one the redirects plugin writes for it (expected it unedited)"
-        return read_html(text, True)._replace(findings=[] if text == redirects[rel] else [(0, why, why, "")])
+        return read_html(text, True)._replace(findings=[] if text == redirects[rel] else [Finding(0, why, why, "")])
     doc = read_html(text, not (rel in source_of or not source_of or rel == "404.html"))
     if rel.lower().endswith((*XML_MARKUP, *XML)) and (entity := re.search("<!entity", text, re.I)):
-        doc.findings.append((entity.start(), _ENTITY, _ENTITY, ""))  # read as XML, it expands into unseen markup
+        doc.findings.append(Finding(entity.start(), _ENTITY, _ENTITY, ""))  # read as XML, it expands into unseen markup
     return doc
 
 
-def _links(job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], Answer]) -> list[Link]:
+def _links(job: Job, rel: str, doc: Doc, answers: dict[tuple[str, str, bool], Answer | None]) -> list[Link]:
     """The links of ``rel`` that are a problem or name a fragment. A link climbing k folders from the
-    page's folder means what the rest of it means from that folder's k-th parent: answered once."""
+    page's folder means what the rest of it means from that folder's k-th parent: answered once, and
+    remembered in ``answers`` unless it is a problem (its message names the URL); None there: nothing
+    to keep (no problem, no fragment), which most links are."""
     base, links, parts = posixpath.dirname(rel), list[Link](), rel.split("/")[:-1]
     ups = ["/".join(parts[:i]) for i in range(len(parts), -1, -1)]  # base, its parent, ... ""
     top = -1 if rel == "404.html" else len(ups)  # 404.html is served at any depth: its links are its own
     for where, url, loads in doc.refs:
         up, rest = _climb(url)
         key = (ups[up], rest, loads) if 0 <= up < top else (rel, url, loads)
-        if (link := answers.get(key)) is None or link[0]:  # a problem is asked again: its message names the URL
-            link = answers[key] = _link(url, loads, rel, base, job[3], job[4])
-        if link[0] or link[2]:
-            links.append((where, url, *link))
+        if (answer := answers.get(key, _UNASKED)) is _UNASKED:
+            answer = _link(url, loads, rel, base, job.files, job.root)
+            if answer.problem is None:
+                answer = answers[key] = answer if answer.fragment else None
+        if answer is not None:
+            links.append(Link(where, url, answer))
     return links
 
 
@@ -142,7 +183,7 @@ def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dic
     for rel, (doc, links) in docs.items():
         found = [
             (at, why or missing.format(to, frag), url)
-            for at, url, why, to, frag in links
+            for at, url, (why, to, frag) in links
             if why or frag and to in ids and frag not in ids[to]
         ]
         inside = range(*doc.content)
@@ -153,34 +194,34 @@ def _resolve(site: Path, docs: dict[str, tuple[Doc, list[Link]]], source_of: dic
 
 
 def _link(url: str, loads: bool, rel: str, base: str, files: set[str], root: str) -> Answer:
-    """(the problem, the file whose ids the fragment must name, the fragment decoded) of a link on ``rel``."""
+    """The ``Answer`` for a link on ``rel``."""
     path, _, fragment = url.partition("#")
     path = path.partition("?")[0].replace("\\", "/")
     if url.lower().startswith(HARMLESS) or scheme(url) == "data":  # data: is reported where it is found
-        return None, "", ""
+        return Answer(None, "", "")
     if foreign(url):
         why = "expected every script, style, font, image and frame to come from this site"
-        return (f"loads '{url}' from another origin ({why})" if loads else None), "", ""
+        return Answer((f"loads '{url}' from another origin ({why})" if loads else None), "", "")
     if not path:  # past foreign(), a URL has no scheme
-        return None, rel, unquote(fragment)
+        return Answer(None, rel, unquote(fragment))
     if path.startswith("/") and rel != "404.html":
         why = "expected a relative link, so the site works under any path and from file://"
-        return f"root-absolute link '{url}' ({why})", "", ""
+        return Answer(f"root-absolute link '{url}' ({why})", "", "")
     path = unquote(path)
     if path.startswith("/") and not path.startswith(root) and path + "/" != root:
-        return f"link '{url}' on 404.html is outside the site's path {root} (expected a link under it)", "", ""
+        return Answer(f"link '{url}' on 404.html is outside the site's path {root} (expected a link under it)", "", "")
     target = posixpath.normpath(path[len(root) :] or "." if path.startswith("/") else f"{base}/{path}".lstrip("/"))
     if target.startswith(".."):
-        return f"link '{url}' points outside the site (expected a file inside it)", "", ""
+        return Answer(f"link '{url}' points outside the site (expected a file inside it)", "", "")
     index = "index.html" if target == "." else f"{target}/index.html".lstrip("/")
     folder = target == "." or path.endswith("/")
     target = index if folder or target not in files and index in files else target
     if target in files:
-        return None, target, unquote(fragment)
+        return Answer(None, target, unquote(fragment))
     if target.endswith(".md"):
         why = "expected the built page; write links to .md files in Markdown, not raw HTML"
-        return f"link '{url}' points at a Markdown source ({why})", "", ""
-    return f"broken link '{url}' (expected {target} in the built site)", "", ""
+        return Answer(f"link '{url}' points at a Markdown source ({why})", "", "")
+    return Answer(f"broken link '{url}' (expected {target} in the built site)", "", "")
 
 
 def _walk(site: Path) -> tuple[set[str], list[str], list[Problem]]:

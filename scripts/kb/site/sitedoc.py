@@ -1,13 +1,14 @@
 """One built file read as a browser reads it: HTML by lexbor's HTML5 parser (selectolax), CSS by
-tinycss2. It finds the ids, every URL (place, URL, fetched by itself) and every finding (place,
-message in page content, message in the theme's markup or ``None``, needle). A place is an offset
-in the text, or ``-1 - n`` for the page's n-th element, located only if reported."""
+tinycss2. It finds the ids, every URL (a ``Ref``) and every finding (a ``Finding``: a message for
+each side of the page, page content and the theme's markup). A place is an offset in the text, or
+``-1 - n`` for the page's n-th element, located only if reported."""
 
 from __future__ import annotations
 
 import html
 import posixpath
 import re
+from enum import Enum
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -41,9 +42,50 @@ _BASE = "<base> in page content (expected none: it changes where every link and 
 _REFRESH = "<meta http-equiv=refresh> in page content (expected none: it navigates away by itself)"
 _TWO_WAYS = "browsers and this check may read what follows differently"
 _CSS_FUNCTIONS = {"url", "src", "image", "image-set", "-webkit-image-set", "cross-fade", "-webkit-cross-fade"}
-Finding = tuple[int, str | None, str | None, str]  # (place, in content, in theme, needle)
-Ref = tuple[int, str, bool]  # (place, URL as the browser reads it, fetched by itself)
-Problem = tuple[str | None, str | None, bool]  # (in content, in theme or "" for the same, a no-op link)
+
+
+class Finding(NamedTuple):
+    """Something at one place of a file that is wrong in page content, in the theme's markup, or both."""
+
+    place: int
+    """An offset in the file's text, or ``-1 - n`` for the page's n-th element."""
+    in_content: str | None
+    """The message when the place is in page content (the untrusted part); None: fine there."""
+    in_theme: str | None
+    """The message when the place is outside page content, in the theme's markup; None: fine there."""
+    needle: str
+    """The text at the place, to find its line in the Markdown source; "" when there is none to look for."""
+
+
+class Ref(NamedTuple):
+    """A URL in a file, which the check resolves."""
+
+    place: int
+    """As in ``Finding``."""
+    url: str
+    """As the browser reads it (entities decoded, spaces trimmed)."""
+    loads: bool
+    """Fetched by the browser by itself (a script, style, image, frame); False: followed when clicked."""
+
+
+class AttrProblem(NamedTuple):
+    """What is wrong with one attribute's value (kept per value: the theme's attributes repeat)."""
+
+    in_content: str | None
+    """The message in page content; None: fine there."""
+    in_theme: str | None
+    """The message in the theme's markup; None: fine there."""
+    noop: bool
+    """A no-op link (``javascript:void(0)``), which the theme's share buttons use: fine outside page content."""
+
+
+class Same(Enum):
+    """``Page.finding``'s default for the theme's message: the same as the one in page content."""
+
+    AS_CONTENT = "as in content"
+
+
+SAME = Same.AS_CONTENT
 
 
 class Doc(NamedTuple):
@@ -107,9 +149,10 @@ class Page:
             self.named[tag] = re.compile(rf"<{re.escape(tag)}", re.I).search(self.text, lo, hi) is not None
         return self.in_article(node) or self.named[tag] and lo <= self.offset(node) < hi
 
-    def finding(self, node: LexborNode, in_content: str | None, in_theme: str | None = "") -> Finding:
+    def finding(self, node: LexborNode, in_content: str | None, in_theme: str | None | Same = SAME) -> Finding:
         at = self.offset(node)
-        return (at, in_content, in_content if in_theme == "" else in_theme, self.text[at : self.text.find(">", at) + 1])
+        theme = in_content if in_theme is SAME else in_theme
+        return Finding(at, in_content, theme, self.text[at : self.text.find(">", at) + 1])
 
     def noop_findings(self, noops: list[tuple[LexborNode, str]]) -> list[Finding]:
         """Material's no-op share links are fine outside page content: found there without the
@@ -138,7 +181,8 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
                 findings.append(page.finding(node, msg))
             elif key in wanted and value is not None and tag != "base" and (key != "data" or tag == "object"):
                 urls, problems = _attr(tag, key, value, rel)
-                refs += [(-1 - n, url, loads) for url, loads in urls]
+                for url, loads in urls:  # tuple.__new__ skips Ref's __new__, a Python call: this runs per URL
+                    refs.append(tuple.__new__(Ref, (-1 - n, url, loads)))
                 if problems:
                     findings += [page.finding(node, c, t) for c, t, noop in problems if not noop]
                     noops += [(node, c) for c, t, noop in problems if noop and c]
@@ -149,30 +193,34 @@ def read_html(text: str, whole_is_content: bool) -> Doc:
 
 
 @lru_cache(maxsize=1 << 16)
-def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bool], ...], tuple[Problem, ...]]:
-    """The URLs of one attribute (with whether each is fetched), and its problems: (in content, in
-    the theme, a no-op link that is fine in the theme)."""
+def _attr(tag: str, key: str, value: str, rel: str) -> tuple[tuple[tuple[str, bool], ...], tuple[AttrProblem, ...]]:
+    """The URLs of one attribute (with whether each is fetched), and its problems."""
     shown, kind = f"<{tag}>", _KIND[key]
     if kind == "css":
         found = [(u.clean(url), u.css_url_problem(url)) for _, url in css_urls(value)]
-        return tuple((url, True) for url, p in found if not any(p)), tuple((*p, False) for _, p in found if any(p))
+        bad = tuple(AttrProblem(*p, noop=False) for _, p in found if any(p))
+        return tuple((url, True) for url, p in found if not any(p)), bad
     if kind == "doc":
-        return (), ((f"{shown} with srcdoc (expected no inline documents: they run scripts)", "", False),)
+        return (), (_everywhere(f"{shown} with srcdoc (expected no inline documents: they run scripts)"),)
     loaded = tag not in ("a", "area", "link") or tag == "link" and not (rel and set(rel.split()) <= _NOT_LOADED)
     kind = "load" if kind == "nav" and loaded else kind  # <use href>, <script href> in SVG, <link rel=stylesheet>...
     many = u.srcset(value) if key.endswith("srcset") else value.split() if key in ("ping", "archive") else [value]
-    urls, problems = list[tuple[str, bool]](), list[Problem]()
+    urls, problems = list[tuple[str, bool]](), list[AttrProblem]()
     for url in map(u.clean, many):
         if problem := u.url_problem(url, key, shown):
-            problems.append((problem, "", url.lower() == u.NOOP))
+            problems.append(_everywhere(problem, noop=url.lower() == u.NOOP))
         elif kind == "send" and u.foreign(url):
-            problems.append((f"{shown} sends to '{url}' on another origin (expected this site)", "", False))
+            problems.append(_everywhere(f"{shown} sends to '{url}' on another origin (expected this site)"))
         elif kind in ("nav", "load"):
             urls.append((url, kind == "load"))
             if kind == "nav" and u.protocol_relative(url):
                 why = "expected https://..., so it also works from file://"
-                problems.append((f"protocol-relative link '{url}' ({why})", "", False))
+                problems.append(_everywhere(f"protocol-relative link '{url}' ({why})"))
     return tuple(urls), tuple(problems)
+
+
+def _everywhere(message: str, noop: bool = False) -> AttrProblem:
+    return AttrProblem(message, message, noop)
 
 
 def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) -> None:
@@ -185,7 +233,7 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
         inside = page.in_content(node)
         data = (attrs.get("type") or "").strip().lower() in ("application/json", "application/ld+json")
         if inside or not (src or data or u.theme_script(node.text())):
-            raw = _short(page.finding(node, None)[3])
+            raw = _short(page.finding(node, None).needle)
             msg = f"{raw} in page content" if inside else f"inline {raw} that the theme does not emit"
             out.append(page.finding(node, f"{msg} ({_NO_SCRIPT})"))
     elif tag == "style":
@@ -195,7 +243,7 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
             out += css.findings
     elif tag in ("object", "embed", "applet", "noscript"):
         why = f"<{tag}> element (expected no plugin content: it can run scripts and load from anywhere)"
-        why = f"{_short(page.finding(node, None)[3])} {_NOSCRIPT}" if tag == "noscript" else why
+        why = f"{_short(page.finding(node, None).needle)} {_NOSCRIPT}" if tag == "noscript" else why
         out.append(page.finding(node, why))
     elif tag == "base":
         href = u.clean(attrs.get("href") or "")
@@ -208,7 +256,7 @@ def _special(page: Page, node: LexborNode, refs: list[Ref], out: list[Finding]) 
     elif tag.startswith(("set", "animate")):
         _animation(page, node, {k.lower(): v or "" for k, v in attrs.items()}, refs, out)
     if tag in _RAW and "<" in (inner := node.text()):  # a copy through innerHTML makes this markup (mutation XSS)
-        out += [(page.offset(node), c, t, "") for _, c, t, _ in read_html(inner, True).findings]
+        out += [f._replace(place=page.offset(node), needle="") for f in read_html(inner, True).findings]
 
 
 def _animation(page: Page, node: LexborNode, attrs: dict[str, str], refs: list[Ref], out: list[Finding]) -> None:
@@ -219,7 +267,7 @@ def _animation(page: Page, node: LexborNode, attrs: dict[str, str], refs: list[R
                 if problem := u.url_problem(url, key, f"<{node.tag}>"):
                     out.append(page.finding(node, problem))
                 elif url:
-                    refs.append((page.offset(node), url, True))
+                    refs.append(Ref(page.offset(node), url, True))
 
 
 def _meta(page: Page, node: LexborNode, attrs: dict[str, str], out: list[Finding]) -> None:
@@ -238,18 +286,18 @@ def _meta(page: Page, node: LexborNode, attrs: dict[str, str], out: list[Finding
 
 def _text_findings(text: str) -> list[Finding]:
     """Findings read off the text itself: leftovers, ESC, and markup that tools may read two ways."""
-    out: list[Finding] = [(m.start(), _ESC, _ESC, "") for m in re.finditer("\x1b", text)] if "\x1b" in text else []
+    out = [Finding(m.start(), _ESC, _ESC, "") for m in re.finditer("\x1b", text)] if "\x1b" in text else []
     comments = "<!--" in text  # one search, as most pages hold no comment: the regexes below need one
-    out += [(m.start(), _LEFTOVER, _LEFTOVER, "") for m in re.finditer(r"<!--\s*kb:", text)] if comments else []
+    out += [Finding(m.start(), _LEFTOVER, _LEFTOVER, "") for m in re.finditer(r"<!--\s*kb:", text)] if comments else []
     for m in _END_ATTRS.finditer(text):
         name = m.group().split()[0].rstrip("/")
         msg = f"end tag with attributes '{_short(m.group())}' (expected '{name}>': {_TWO_WAYS})"
-        out.append((m.start(), msg, msg, m.group()))
+        out.append(Finding(m.start(), msg, msg, m.group()))
     for m in _COMMENT.finditer(text) if comments else ():
         if m[1] is not None and (hidden := _HIDDEN.search(text, m.start(1), m.end(1))):
             why = "expected comments without markup: browsers may end that element inside the comment"
             msg = f"comment hides the end tag '{hidden.group()}' ({why})"
-            out.append((m.start(), msg, msg, text[m.start() : hidden.end()]))
+            out.append(Finding(m.start(), msg, msg, text[m.start() : hidden.end()]))
     return out
 
 
@@ -283,9 +331,9 @@ def read_css(text: str, at: int = 0, in_content: bool = False, urls: list[tuple[
     for line, url in css_urls(text) if urls is None else urls:
         off = at + starts[min(line, len(starts)) - 1]
         if why := u.css_url_problem(url)[0 if in_content else 1]:
-            findings.append((off, why, why, url))
+            findings.append(Finding(off, why, why, url))
         else:
-            refs.append((off, u.clean(url), True))
+            refs.append(Ref(off, u.clean(url), True))
     return Doc(set(), refs, findings, (0, 0))
 
 

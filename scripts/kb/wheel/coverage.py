@@ -15,9 +15,9 @@ from ..core.errors import Problem
 from ..core.load import KB
 from ..core.schema import EnvVar, ErrorEntry, InternalMessage, Names
 from .messages import covers
+from .wheel import ENV_TOKEN
 
 API_TOKEN = re.compile(r"(?<![\w.])(torch\.tpu(?:\.[A-Za-z_]\w*)*|torch_tpu(?:\.[A-Za-z_]\w*)+)")
-ENV_TOKEN = re.compile(r"(?<![\w$])(?:TORCH_TPU|TPU)_[A-Z0-9]+(?:_[A-Z0-9]+)*(?![\w])")
 INVENTORY_FILE = "package.json"
 
 

@@ -161,17 +161,6 @@ def inventory(index: WheelIndex) -> dict[str, Any]:
     }
 
 
-def read_inventory(root: Path) -> dict[str, Any] | None:
-    path = root / INVENTORY
-    if not path.is_file():
-        return None
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return data if isinstance(data, dict) else None
-
-
 def inventory_text(index: WheelIndex) -> str:
     return json.dumps(inventory(index), indent=1) + "\n"
 

@@ -15,8 +15,10 @@ from pathlib import Path
 
 from .messages import NATIVE_BUILD, Message, native_texts, python_messages, reads_native
 
-# A torch-tpu env var as it appears in a string table or a Python literal.
-ENV_TOKEN = re.compile(r"\b(?:TORCH_TPU|TPU)_[A-Z0-9]+(?:_[A-Z0-9]+)*\b")
+# A torch-tpu env var name: in a string table, a Python literal, a shell line or prose (the one
+# pattern, also for kb.wheel.coverage and kb.pages.namecheck). Not inside a longer word; a '$'
+# before it is a shell reading it ($TPU_NAME, ${TPU_NAME}), so that counts too.
+ENV_TOKEN = re.compile(r"(?<!\w)(?:TORCH_TPU|TPU)_[A-Z0-9]+(?:_[A-Z0-9]+)*(?!\w)")
 # Any upper-case name with an underscore: what other env vars look like in a string table.
 UPPER_TOKEN = re.compile(rb"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 IDENT_TOKEN = re.compile(rb"(?<![A-Za-z0-9_])[A-Za-z_][A-Za-z0-9_]{2,63}(?![A-Za-z0-9_])")

@@ -21,8 +21,7 @@ from urllib.parse import unquote, urlsplit
 import yaml
 
 from ..core.config import SiteConfig
-from ..core.errors import Problem
-from ..core.yamlload import one_line
+from ..core.errors import Problem, escape_text
 
 REPO_VAR = "HANDBOOK_REPO_URL"
 EDIT_VAR = "HANDBOOK_EDIT_URI"
@@ -206,7 +205,7 @@ def check_env_setting(setting: EnvSetting) -> list[Problem]:
             Problem(
                 setting.shown,
                 setting.line,
-                f"'{setting.key}': {one_line(str(exc))} (expected !ENV NAME or !ENV [NAME, ..., DEFAULT])",
+                f"'{setting.key}': {escape_text(str(exc))} (expected !ENV NAME or !ENV [NAME, ..., DEFAULT])",
             )
         ]
     if isinstance(value, str) or (value is None and not raw):
