@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from conftest import MINI_TABLES, write_tables
 from kb.core.load import load_kb
-from kb.render.render import Ctx, abbreviations, render_markdown, text, with_unit
 from kb.render import render as render_module
+from kb.render.render import Ctx, abbreviations, render_markdown, text, with_unit
 
 
 @pytest.fixture

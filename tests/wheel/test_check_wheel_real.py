@@ -15,8 +15,8 @@ from kb.core.load import KB, Record
 from kb.core.schema import EnvVar, ErrorEntry, Names
 from kb.mkdocs.project import validate_project
 from kb.pages.namecheck import allowed_names, check_errors, check_record
-from kb.wheel.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
 from kb.wheel import fwwheels
+from kb.wheel.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
 
 pytestmark = pytest.mark.slow  # each test reads the real torch-tpu wheel
 
