@@ -1,6 +1,7 @@
-"""Every page at 1280 and 390 px, light and dark: the page never scrolls sideways, the wide KB
-tables fit their column on a desktop, code in table cells never breaks inside a token, chart text
-is at least 11 px as rendered. A screenshot of each (its first 8000 px) goes to test-artifacts/layout/."""
+"""Every page at 1280 and 390 px, light and dark (switched in place, as the palette toggle does):
+the page never scrolls sideways, the wide KB tables fit their column on a desktop, code in table
+cells never breaks inside a token, chart text is at least 11 px as rendered. A screenshot of each
+(its first 8000 px) goes to test-artifacts/layout/."""
 
 from __future__ import annotations
 
@@ -57,29 +58,46 @@ MEASURE = """() => {
 }"""
 
 
+# The dark scheme as the palette toggle applies it (transitions off, so colours settle at once).
+SLATE = """() => {
+  const style = document.createElement("style");
+  style.textContent = "*, *::before, *::after { transition: none !important; }";
+  document.head.append(style);
+  document.body.setAttribute("data-md-color-scheme", "slate");
+  return document.body.getAttribute("data-md-color-scheme");
+}"""
+
+
 @pytest.fixture(scope="module")
 def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
-    """(path, width name, scheme) -> the measurements, with a full-page screenshot taken of each."""
+    """(path, width name, scheme) -> the measurements, with a full-page screenshot taken of each.
+    Each page is loaded once per width, light, then switched to dark in place."""
     found = {}
-    for scheme in ("light", "dark"):
-        for name, width in WIDTHS.items():
-            ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-            ctx.set_default_timeout(HANG_MS)
-            page = ctx.new_page()
-            for path in page_paths(site):
-                page.goto(f"{origin}/{path}", wait_until="load", timeout=180_000)  # about/print/ is the whole site
+    for name, width in WIDTHS.items():
+        ctx = browser.new_context(viewport={"width": width, "height": 900}, color_scheme="light")
+        ctx.set_default_timeout(HANG_MS)
+        page = ctx.new_page()
+        for path in page_paths(site):
+            page.goto(f"{origin}/{path}", wait_until="load", timeout=180_000)  # about/print/ is the whole site
+            for scheme in ("light", "dark"):
+                if scheme == "dark":
+                    assert page.evaluate(SLATE) == "slate", f"/{path}: the dark scheme did not apply"
                 found[(path, name, scheme)] = page.evaluate(MEASURE)
                 slug = (path.strip("/").replace("/", "_").removesuffix(".html") or "home") + f"-{name}-{scheme}.png"
-                # A tall viewport rather than full_page: Chromium would first lay out the whole
-                # printable handbook at 390 px, which takes minutes.
-                tall = min(page.evaluate("document.documentElement.scrollHeight"), MAX_SHOT_PX)
-                page.set_viewport_size({"width": width, "height": tall})
-                page.screenshot(path=SHOTS / slug, timeout=90_000)
-                page.set_viewport_size({"width": width, "height": 900})
-            ctx.close()
+                _screenshot(page, width, SHOTS / slug)
+        ctx.close()
     write_artifact("layout.json", {"|".join(k): v for k, v in found.items()})
     report("layout", f"{len(found)} page views measured, screenshots in {SHOTS.relative_to(ROOT)}/")
     return found
+
+
+def _screenshot(page, width: int, path) -> None:
+    """The page's first MAX_SHOT_PX pixels. A tall viewport rather than full_page: Chromium would
+    first lay out the whole printable handbook at 390 px, which takes minutes."""
+    tall = min(page.evaluate("document.documentElement.scrollHeight"), MAX_SHOT_PX)
+    page.set_viewport_size({"width": width, "height": tall})
+    page.screenshot(path=path, timeout=90_000)
+    page.set_viewport_size({"width": width, "height": 900})
 
 
 def test_every_page_was_measured_at_both_widths_and_schemes(layouts, site):

@@ -93,10 +93,18 @@ def check_training_run(
 # --- the scripts train on the CPU ----------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def gpu_run(tmp_path_factory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    """The GPU script's tiny run on the CPU, once for this module (its checkpoint is also the one
+    the TPU script resumes from): the run and its output folder, which no test changes."""
+    out = tmp_path_factory.mktemp("gpu-run")
+    return run(GPU, "--device=cpu", *TINY, f"--out_dir={out}", cwd=out), out
+
+
 @pytest.mark.slow
-def test_gpu_script_trains_on_the_cpu(tmp_path):
-    result = run(GPU, "--device=cpu", *TINY, f"--out_dir={tmp_path}", cwd=tmp_path)
-    check_training_run(result, tmp_path)
+def test_gpu_script_trains_on_the_cpu(gpu_run):
+    result, out = gpu_run
+    check_training_run(result, out)
     assert "on cpu" in result.stdout
 
 
@@ -120,9 +128,10 @@ def test_tpu_script_under_torchrun_logs_and_saves_from_rank_zero_only(tmp_path):
 
 
 @pytest.mark.slow
-def test_tpu_script_resumes_from_the_gpu_scripts_checkpoint(tmp_path):
-    gpu_run = run(GPU, "--device=cpu", *TINY, f"--out_dir={tmp_path}", cwd=tmp_path)
-    assert gpu_run.returncode == 0, gpu_run.stderr[-3000:]
+def test_tpu_script_resumes_from_the_gpu_scripts_checkpoint(gpu_run, tmp_path):
+    result, out = gpu_run
+    assert result.returncode == 0, result.stderr[-3000:]
+    shutil.copy2(out / "ckpt.pt", tmp_path / "ckpt.pt")  # the shared run's folder stays as it was
     more = [f"--max_iters={MAX_ITERS + 2}", f"--eval_interval={MAX_ITERS + 2}", "--resume=True"]
     result = run(TPU, *TINY, *more, f"--out_dir={tmp_path}", cwd=tmp_path)
     assert result.returncode == 0, result.stderr[-3000:]
