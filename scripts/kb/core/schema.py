@@ -322,6 +322,8 @@ Detector = Literal[
     "cuda-sources",
     "nvidia-smi",
     "local-cuda-module",
+    "cuda-extension-import",
+    "cuda-extension-call",
     "lightning-default-accelerator",
 ]
 

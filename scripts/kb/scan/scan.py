@@ -51,7 +51,9 @@ from typing import Any, Callable
 
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
-from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, Called, Export, Flows, Imported, Passed, Returned, relative
+from .scanext import extension_imports, extension_wrappers
+from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, LIBRARY_RULES, Bound, Called, Export, Flows, Imported, Passed
+from .scanflow import Returned, relative
 from .scanguard import apply_guards, mark_unguarded, soften_cuda_guards, soften_logged, soften_short_circuited
 from .scannames import (
     AUTOCAST,
@@ -198,6 +200,8 @@ class Visitor:
                 stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
         self.s.module = Scope(tree, None)
+        if "cuda-extension-import" in self.det:
+            self.extensions(tree)
         self.visit(tree, self.s.module, False)
         s = self.s
         for use, name, function in s.pending_params:  # every call is known now
@@ -216,6 +220,17 @@ class Visitor:
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
+
+    def extensions(self, tree: ast.Module) -> None:
+        """Each compiled CUDA extension the module imports (kb.scan.scanext), unless a rule already
+        reports that import: a finding, each use of the name it binds one of its places."""
+        s = self.s
+        taken = {key[0] for key in s.findings}
+        for st, name, module in extension_imports(tree, s.resolve):
+            if st.lineno not in taken:
+                s.detect("cuda-extension-import", st)
+                s.imported[name] = st
+                s.extensions[name] = (module, st.lineno)
 
     def arguments(self, function: Scope, name: str, depth: int = 0) -> list[tuple[ast.expr, Scope]]:
         """What this file's calls pass as ``function``'s parameter ``name``, and where a call passes
@@ -447,6 +462,8 @@ class Visitor:
             return
         if self.ranks:
             self.rank_index(node, path, name, method)
+            if node.keywords:
+                self.held_ranks(node, scope)
         if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
             s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
@@ -547,8 +564,8 @@ class Visitor:
                             if origin is item:
                                 s.add(where, rule)
                                 s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
-                            else:
-                                s.use(origin, node, rule)
+                            else:  # used at the argument, which in a call over several lines has its own line
+                                s.use(origin, where, rule)
 
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
         s = self.s
@@ -559,6 +576,8 @@ class Visitor:
             if kw.arg in _PLACE_KEYWORDS or (kw.arg == "type" and path == "torch.device"):
                 places.append(kw.value)
                 s.moves_to_device = True
+            elif kw.arg == "device_map" and isinstance(kw.value, ast.Dict):  # {"": device}: where weights go
+                places += [v for v in kw.value.values if type(v) is ast.Name]
         for expr in places:
             self.device_uses(node, expr, s.values(expr, scope))
             if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
@@ -620,6 +639,23 @@ class Visitor:
             elif kw.arg == "device_map" and _maps_to_rank(kw.value):
                 s.detect("rank-device-index", kw)  # from_pretrained(device_map={"": local_rank})
 
+    def held_ranks(self, node: ast.Call, scope: Scope) -> None:
+        """A ``device=`` or ``device_map=`` argument that is a name holding the rank: ``device = int(
+        os.environ["LOCAL_RANK"])`` then ``pipeline(..., device=device)``, reported at the argument;
+        ``device_map = {"": local_rank}`` then ``from_pretrained(..., device_map=device_map)``, reported
+        where the map is written, the argument one of its uses."""
+        s = self.s
+        for kw in node.keywords:
+            if kw.arg not in ("device", "device_map") or type(kw.value) is not ast.Name or ranky(kw.value):
+                continue
+            held = [e for e, _ in s.exprs(kw.value.id, scope) if e is not None]
+            if kw.arg == "device" and any(ranky(e) for e in held):
+                s.detect("rank-device-index", kw)
+            for e in held if kw.arg == "device_map" else ():
+                if isinstance(e, ast.Dict) and _maps_to_rank(e):
+                    for rule in s.rules.detectors.get("rank-device-index", ()):
+                        s.use(e, kw, rule)
+
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
         for expr in workers:
@@ -637,17 +673,24 @@ def _maps_to_rank(value: ast.expr) -> bool:
     return rank_expr(value)
 
 
-def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
+def _cuda_only(s: FileScan, kept: list[Finding]) -> tuple[str, bool]:
     """Why importing this file needs CUDA: a finding of a CUDA-only rule in a statement the module
-    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none."""
+    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none.
+    And whether that makes the file CUDA code itself (a kernel library): one that builds or imports a
+    CUDA extension (that reason comes first) or defines Triton kernels."""
     if not any(f.rule in CUDA_ONLY_RULES for f in kept):
-        return ""
+        return "", False
     plain = (ast.Try, ast.If, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     spans = [(st.lineno, st.end_lineno or st.lineno) for st in _body(s) if not isinstance(st, plain)]
-    for f in kept:
-        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans):
-            return f"{f.code} at line {f.line}"
-    return ""
+    found = [
+        f
+        for f in kept
+        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans)
+    ]
+    found.sort(key=lambda f: f.rule not in LIBRARY_RULES)
+    if not found:
+        return "", False
+    return f"{found[0].code} at line {found[0].line}", found[0].rule in LIBRARY_RULES or _kernels(s)
 
 
 def _bound_name(scope: Scope, call: ast.Call) -> str | None:
@@ -722,7 +765,9 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
             exact = st.level > 0
         else:
             continue
-        out.append(Imported(tuple(m for m in modules if any(m)), exact, st.lineno, st.col_offset + 1, _spelled(st)))
+        named = () if isinstance(st, ast.Import) else base
+        found = tuple(m for m in modules if any(m))
+        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named))
     return tuple(out)
 
 
@@ -758,10 +803,37 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
         callee = s.resolve(call.func)[0]
         if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
             calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
-    found = kept if kept is not None else []
+    only, library = _cuda_only(s, kept if kept is not None else [])
+    extensions = tuple(s.extensions.values())
+    names = extension_wrappers(s.module.node, s.resolve, set(s.extensions)) if extensions and s.module else ()
     return Flows(
-        s.shown, (*exports,), (*passed,), (*returns,), (*calls,), _imports(s), _cuda_only(s, found), _kernels(s)
+        s.shown,
+        (*exports,),
+        (*passed,),
+        (*returns,),
+        (*calls,),
+        _imports(s),
+        only,
+        _kernels(s),
+        library,
+        extensions,
+        names,
+        _bound(s),
     )
+
+
+def _bound(s: FileScan) -> tuple[Bound, ...]:
+    """The names the file's from-imports bind (``from .rope import apply_rope``), each with its calls."""
+    out = []
+    for name, (level, module, imported) in s.relative.items():
+        calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
+        out.append(Bound(relative(s.shown, level, module), True, imported, name, calls))
+    for name, path in s.aliases.items():
+        module, _, imported = path.rpartition(".")
+        if module and not module.startswith("torch"):
+            calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
+            out.append(Bound(tuple(module.split(".")), False, imported, name, calls))
+    return tuple(out)
 
 
 def _returns(s: FileScan) -> list[Returned]:
