@@ -54,7 +54,9 @@ from .scandevtest import DEVICE_TESTS, device_tests
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, LIBRARY_RULES, Bound, Called, Export, Flows, Imported, Passed
 from .scanflow import Returned, relative
-from .scanguard import apply_guards, mark_unguarded, soften_cuda_guards, soften_logged, soften_short_circuited
+from .scanhost import on_host
+from .scanguard import apply_guards, drop_logging_guards, mark_unguarded, soften_cuda_guards, soften_logged
+from .scanguard import soften_short_circuited
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -480,7 +482,8 @@ class Visitor:
         elif name == "nonzero" and (path.startswith("torch") if path else method):
             s.pending_nonzero.append(node)  # reported where the file puts work on a device
         elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
-            s.detect("item-in-loop", node)
+            if not on_host(func.value, scope.node, s.resolve):  # type: ignore[attr-defined]  # a method: an Attribute
+                s.detect("item-in-loop", node)
         elif name == "DataLoader":
             self.dataloader(node, scope)
         elif (
@@ -577,7 +580,9 @@ class Visitor:
                 places.append(kw.value)
                 s.moves_to_device = True
             elif kw.arg == "device_map" and isinstance(kw.value, ast.Dict):  # {"": device}: where weights go
-                places += [v for v in kw.value.values if type(v) is ast.Name]
+                for v in kw.value.values:  # used where the map names it, the line to read
+                    if type(v) is ast.Name:
+                        self.device_uses(v, v, s.values(v, scope))
         for expr in places:
             self.device_uses(node, expr, s.values(expr, scope))
             if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
@@ -588,7 +593,7 @@ class Visitor:
             if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))
 
-    def device_uses(self, node: ast.Call, expr: ast.expr | None, v: Values) -> None:
+    def device_uses(self, node: ast.AST, expr: ast.expr | None, v: Values) -> None:
         """``node`` puts work on the device ``expr`` holds (None: a value passed from a call site): a
         use of each cuda string it was written as."""
         s = self.s
@@ -985,6 +990,7 @@ def _scan(
         kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
     if state.plain_ifs:
         kept = soften_cuda_guards(state.plain_ifs, kept, state.line)
+        kept = drop_logging_guards(state.plain_ifs, kept, state.line)
     if state.rank_counts:
         kept = _rank_modulo(kept, state)
     return _no_half_fixes(kept, rules), state
