@@ -52,11 +52,28 @@ from typing import Any, Callable
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
 from .scanext import extension_imports, extension_wrappers
-from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, LIBRARY_RULES, Bound, Called, Export, Flows, Imported, Passed
-from .scanflow import Returned, relative
+from .scanflow import (
+    CUDA_ONLY_RULES,
+    DEVICE_RULES,
+    LIBRARY_RULES,
+    Bound,
+    Called,
+    Export,
+    Flows,
+    Imported,
+    Passed,
+    Returned,
+    relative,
+)
+from .scanguard import (
+    apply_guards,
+    drop_logging_guards,
+    mark_unguarded,
+    soften_cuda_guards,
+    soften_logged,
+    soften_short_circuited,
+)
 from .scanhost import on_host
-from .scanguard import apply_guards, drop_logging_guards, mark_unguarded, soften_cuda_guards, soften_logged
-from .scanguard import soften_short_circuited
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -810,7 +827,10 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
             calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
     only, library = _cuda_only(s, kept if kept is not None else [])
     extensions = tuple(s.extensions.values())
-    names = extension_wrappers(s.module.node, s.resolve, set(s.extensions)) if extensions and s.module else ()
+    tree = s.module.node if s.module is not None else None
+    names = (
+        extension_wrappers(tree, s.resolve, set(s.extensions)) if extensions and isinstance(tree, ast.Module) else ()
+    )
     return Flows(
         s.shown,
         (*exports,),

@@ -56,9 +56,7 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
 def _functions(tree: ast.Module, resolve: Resolve) -> list[ast.ClassDef]:
     """The module's ``torch.autograd.Function`` subclasses."""
     return [
-        st
-        for st in tree.body
-        if isinstance(st, ast.ClassDef) and any(resolve(b)[0] == _FUNCTION for b in st.bases)
+        st for st in tree.body if isinstance(st, ast.ClassDef) and any(resolve(b)[0] == _FUNCTION for b in st.bases)
     ]
 
 
@@ -181,20 +179,33 @@ def report_extensions(findings: list[Finding], flows: list[Flows], rules: RuleSe
     kept = {(fl.path, line) for fl in flows for _, line in fl.extensions}
     findings = [f for f in findings if f.rule != IMPORT_RULE or (f.path, f.line) in kept]
     rule = next(iter(rules.detectors.get(CALL_RULE, ())), None)
+    if rule is None:
+        return findings, flows
     names = _names(flows, tails)
     taken = {(f.path, f.line) for f in findings}
     extra = []
-    for fl in flows if rule is not None else ():
+    for fl in flows:
         for b in fl.bound:
             there = file_of(tails, fl.path, b.module, b.exact)
             if there is None or b.name not in names.get(there, ()):
                 continue
+            why = f"{rule.message} (`{b.name}` of `{there}`)"
             for line, column, code in b.calls:
                 if (fl.path, line) not in taken:
                     taken.add((fl.path, line))
-                    why = f"{rule.message} (`{b.name}` of `{there}`)"  # type: ignore[union-attr]
                     extra.append(
-                        Finding(fl.path, line, column, rule.id, rule.code, rule.severity, code, why,  # type: ignore[union-attr]
-                                rule.suggestion, rule.link, "followed")  # type: ignore[union-attr]
+                        Finding(
+                            fl.path,
+                            line,
+                            column,
+                            rule.id,
+                            rule.code,
+                            rule.severity,
+                            code,
+                            why,
+                            rule.suggestion,
+                            rule.link,
+                            "followed",
+                        )
                     )
     return sorted(findings + extra), flows

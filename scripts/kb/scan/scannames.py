@@ -201,7 +201,8 @@ class FileScan:
     # import; each use of the name is one of that finding's places, unless a finding itself
     imported: dict[str, ast.AST] = field(default_factory=dict)
     imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
-    extensions: dict[str, tuple[str, int]] = field(default_factory=dict)  # bound name -> (module, line) (kb.scan.scanext)
+    # the CUDA extensions it imports (kb.scan.scanext): bound name -> (module, line)
+    extensions: dict[str, tuple[str, int]] = field(default_factory=dict)
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
