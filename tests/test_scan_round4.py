@@ -287,3 +287,34 @@ def test_a_cuda_comparison_that_only_guards_a_log_line_is_no_finding(real):
                 torch.backends.cudnn.benchmark = True
         """
     assert [f.line for f in scan(real, code, "cuda-compare")] == [5]
+
+
+# ---- Accelerate checkpoints: the TPU's random state --------------------------------------------------------------
+
+
+def test_an_accelerate_checkpoint_is_reported_where_the_accelerator_saves_or_loads(real):
+    code = """\
+        from accelerate import Accelerator
+
+        class Trainer:
+            def __init__(self):
+                self.acc = Accelerator(mixed_precision="bf16")
+
+            def save(self, path):
+                self.acc.save_state(path)
+
+        def resume(accelerator, path):
+            accelerator.load_state(path)
+        """
+    assert [f.line for f in scan(real, code, "accelerate-rng-state")] == [8, 11]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "class T:\n    def save(self, p):\n        self.model.save_state(p)\n",  # no Accelerator
+        "def f(accelerator, p):\n    accelerator.save_state(p)\n",  # the name alone, Accelerate never imported
+    ],
+)
+def test_other_save_states_are_not_accelerate_checkpoints(real, code):
+    assert scan(real, code, "accelerate-rng-state") == []

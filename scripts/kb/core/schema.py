@@ -324,6 +324,7 @@ Detector = Literal[
     "local-cuda-module",
     "cuda-extension-import",
     "cuda-extension-call",
+    "accelerate-rng-state",
     "lightning-default-accelerator",
 ]
 

@@ -510,14 +510,9 @@ class Visitor:
         ):
             s.pending_load.append(node)
         elif name == "compile" and (path == "torch.compile" or (path is None and method)):
-            for kw in node.keywords:
-                v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
-                if v is None:
-                    continue
-                if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
-                    s.detect("compile-cudagraph-mode", node, v.followed)
-                elif kw.arg == "fullgraph" and any(x is True for x in v.known):
-                    s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
+            self.compile_call(node, scope)
+        elif name in ("save_state", "load_state") and method and self.accelerator(func.value, scope):  # type: ignore[attr-defined]
+            s.detect("accelerate-rng-state", node)
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
@@ -527,6 +522,37 @@ class Visitor:
             self.extension_build(node, scope)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
+
+    def compile_call(self, node: ast.Call, scope: Scope) -> None:
+        """``torch.compile(..., mode="reduce-overhead")`` or ``fullgraph=True``, values followed."""
+        s = self.s
+        for kw in node.keywords:
+            v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
+            if v is None:
+                continue
+            if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
+                s.detect("compile-cudagraph-mode", node, v.followed)
+            elif kw.arg == "fullgraph" and any(x is True for x in v.known):
+                s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
+
+    def accelerator(self, node: ast.expr, scope: Scope) -> bool:
+        """``node`` holds an Accelerate ``Accelerator``: a name or attribute bound to ``Accelerator(...)``
+        (``self.accelerator`` set in another method too), or spelled ``accelerator`` in a file that
+        imports Accelerate."""
+        s = self.s
+        spelled = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+        if spelled == "accelerator" and any(p.split(".")[0] == "accelerate" for p in s.aliases.values()):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            found = s.exprs(f"{node.value.id}.{node.attr}", scope) or s.members(node, scope)
+        else:
+            found = s.exprs(node.id, scope) if isinstance(node, ast.Name) else []
+        return any(
+            isinstance(e, ast.Call)
+            and (s.resolve(e.func)[0] or "").startswith("accelerate.")
+            and (s.resolve(e.func)[0] or "").endswith(".Accelerator")
+            for e, _ in found
+        )
 
     def call_rules(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
