@@ -318,3 +318,17 @@ def test_an_accelerate_checkpoint_is_reported_where_the_accelerator_saves_or_loa
 )
 def test_other_save_states_are_not_accelerate_checkpoints(real, code):
     assert scan(real, code, "accelerate-rng-state") == []
+
+
+def test_a_module_a_setup_py_of_the_tree_builds_with_cuda_is_an_extension_where_imported(tmp_path, real):
+    files = {
+        "csrc/setup.py": """\
+            from setuptools import setup
+            from torch.utils.cpp_extension import CUDAExtension
+            setup(ext_modules=[CUDAExtension("blurops", ["blur.cpp", "blur_kernel.cu"])])
+            """,
+        "model.py": "import torch\nimport blurops\nimport pillow_simd\n\ndef f(x):\n    return blurops.run(x)\n",
+    }
+    findings = scan_tree(tmp_path, real, files)
+    got = [(f.line, f.snippet) for f in findings if f.path == "model.py" and f.rule == "cuda-extension-import"]
+    assert got == [(2, "import blurops")]  # pillow_simd: no evidence

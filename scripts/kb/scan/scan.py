@@ -520,6 +520,8 @@ class Visitor:
             s.detect("lightning-default-accelerator", node)  # no accelerator=, no **kwargs: "auto"
         elif path in _EXTENSION_BUILDS:
             self.extension_build(node, scope)
+        elif path == "torch.utils.cpp_extension.CUDAExtension":  # the module it builds (kb.scan.scanext)
+            s.declared += _built(node)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
 
@@ -713,6 +715,12 @@ class Visitor:
                 self.s.pending_loader.append((node, v.followed))
 
 
+def _built(call: ast.Call) -> list[str]:
+    """The module name a ``CUDAExtension("pkg.ext", ...)`` (or ``name="pkg.ext"``) builds."""
+    given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "name")]
+    return [a.value for a in given if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+
+
 def _maps_to_rank(value: ast.expr) -> bool:
     """A ``device_map`` that places weights on the rank's device index: ``local_rank`` itself, or a
     dict with one (``{"": local_rank}``); every TorchTPU process owns index 0 only."""
@@ -870,6 +878,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
         extensions,
         names,
         _bound(s),
+        (*s.declared,),
     )
 
 

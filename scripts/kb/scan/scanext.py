@@ -168,16 +168,35 @@ def _names(flows: list[Flows], tails: dict[tuple[str, ...], list[str]]) -> dict[
     return names
 
 
+def _declared(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
+    """A finding at each import of a module a setup.py of the tree builds as a ``CUDAExtension``."""
+    declared = {tuple(name.split(".")) for fl in flows for name in fl.declared}
+    rule = next(iter(rules.detectors.get(IMPORT_RULE, ())), None)
+    if rule is None or not declared:
+        return []
+    why = f"{rule.message} (a setup.py of this project builds it as a CUDAExtension)"
+    taken = {(f.path, f.line) for f in findings}
+    out = []
+    for fl in flows:
+        for imp in fl.imports:
+            if (fl.path, imp.line) not in taken and any(m in declared for m in imp.modules):
+                taken.add((fl.path, imp.line))
+                place = (fl.path, imp.line, imp.column, rule.id, rule.code, rule.severity, imp.snippet, why)
+                out.append(Finding(*place, rule.suggestion, rule.link, "followed"))
+    return out
+
+
 def report_extensions(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> tuple[list[Finding], list[Flows]]:
     """Once every file is scanned: the findings without an extension import that names a module of the
     tree, with one at each call, in another file, of a name that calls a CUDA extension; and the
     flows, corrected the same way."""
-    if not any(fl.extensions for fl in flows):
+    if not any(fl.extensions or fl.declared for fl in flows):
         return findings, flows
     tails = module_tails(flows)
     flows = _unknown(flows, tails)
     kept = {(fl.path, line) for fl in flows for _, line in fl.extensions}
     findings = [f for f in findings if f.rule != IMPORT_RULE or (f.path, f.line) in kept]
+    findings += _declared(findings, flows, rules)
     rule = next(iter(rules.detectors.get(CALL_RULE, ())), None)
     if rule is None:
         return findings, flows

@@ -115,6 +115,7 @@ class Flows(NamedTuple):
     extensions: tuple[tuple[str, int], ...] = ()  # (module, line) of each CUDA extension it imports (kb.scan.scanext)
     cuda_names: tuple[str, ...] = ()  # its module-level names that call a CUDA extension (kb.scan.scanext)
     bound: tuple[Bound, ...] = ()  # the names its from-imports bind, with their calls
+    declared: tuple[str, ...] = ()  # the modules it builds as a CUDAExtension (a setup.py)
 
 
 def module_of(path: str) -> tuple[str, ...]:

@@ -203,6 +203,7 @@ class FileScan:
     imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
     # the CUDA extensions it imports (kb.scan.scanext): bound name -> (module, line)
     extensions: dict[str, tuple[str, int]] = field(default_factory=dict)
+    declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
