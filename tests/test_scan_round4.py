@@ -332,3 +332,26 @@ def test_a_module_a_setup_py_of_the_tree_builds_with_cuda_is_an_extension_where_
     findings = scan_tree(tmp_path, real, files)
     got = [(f.line, f.snippet) for f in findings if f.path == "model.py" and f.rule == "cuda-extension-import"]
     assert got == [(2, "import blurops")]  # pillow_simd: no evidence
+
+
+def test_the_kernel_call_a_tpu_tensor_reaches_past_a_cpu_test_is_a_place_of_that_finding(real):
+    code = """\
+        import torch
+        from torch.utils.cpp_extension import load
+        ops = load("ops", sources=["ops.cpp", "ops_kernel.cu"])
+
+        class ActFn(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return ops.act(x)
+
+        def act(x):
+            if x.device.type == "cpu":
+                return torch.relu(x)
+            else:
+                return ActFn.apply(
+                    x
+                )
+        """
+    (f,) = scan(real, code, "cpu-else-cuda")
+    assert (f.line, f.related) == (11, ((14, 16),))

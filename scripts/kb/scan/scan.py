@@ -1024,8 +1024,11 @@ def _scan(
             if state.position(spoke)[:2] in must
             for place in [state.position(use)]
         ]
-        for name, node in device_tests(tree, state.device_tests, cuda, state.line):
+        for name, node, uses in device_tests(tree, state.device_tests, cuda, state.line):
             state.detect(name, node)
+            for use in uses:  # the call the TPU reaches on the CUDA path: a place of the test's finding
+                for rule in rules.detectors.get(name, ()):
+                    state.use(node, use, rule)
     findings = state.finish()
     # A catch-all rule (`torch.cuda.*`) stays quiet where a narrower one (`torch.cuda.amp.*`), or a
     # rule for that very name, already spoke.
