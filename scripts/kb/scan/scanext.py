@@ -7,7 +7,8 @@ every unknown package):
 - its name has ``cuda`` as one of its words (``xentropy_cuda_lib``, ``fused_layer_norm_cuda``); or
 - the ``forward`` or ``backward`` of a ``torch.autograd.Function`` calls it the way a kernel is
   called: for its effect on output tensors passed in (the result dropped), or by a name that says
-  which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``).
+  which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``); or
+- a setup.py of the scanned tree builds it as a ``CUDAExtension`` (then any import of it counts).
 
 Each such import is reported (``cuda-extension-import``), its calls are the finding's places, and
 the module becomes CUDA-only (kb.scan.scanflow reports where it is imported). The autograd
