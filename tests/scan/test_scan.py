@@ -208,7 +208,7 @@ def test_other_followed_kinds(rules):
         (7, 1, "compile-cudagraphs", "followed"),
     ]
     (nccl,) = [f for f in scan_source(textwrap.dedent(code), "t.py", rules) if f.rule == "nccl-backend"]
-    assert nccl.related == ((6, 1),)
+    assert nccl.related == ((6, 25),)  # the use is the argument (backend=B), the part a person edits
 
 
 def test_a_backend_looked_up_in_a_mapping_is_a_use_of_its_nccl(rules):
@@ -223,7 +223,7 @@ def test_a_backend_looked_up_in_a_mapping_is_a_use_of_its_nccl(rules):
             dist.init_process_group(backend=unknown.get(kind))
         """
     found = [f for f in scan_source(textwrap.dedent(code), "t.py", rules) if f.rule == "nccl-backend"]
-    assert [(f.line, f.related) for f in found] == [(2, ((6, 5),)), (7, ((7, 5),))]
+    assert [(f.line, f.related) for f in found] == [(2, ((6, 29),)), (7, ((7, 29),))]  # at the argument
 
 
 def test_a_parameter_holds_what_the_files_calls_pass(rules):

@@ -322,6 +322,9 @@ Detector = Literal[
     "cuda-sources",
     "nvidia-smi",
     "local-cuda-module",
+    "cuda-extension-import",
+    "cuda-extension-call",
+    "accelerate-rng-state",
     "lightning-default-accelerator",
 ]
 

@@ -51,8 +51,29 @@ from typing import Any, Callable
 
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
-from .scanflow import CUDA_ONLY_RULES, DEVICE_RULES, Called, Export, Flows, Imported, Passed, Returned, relative
-from .scanguard import apply_guards, mark_unguarded, soften_cuda_guards, soften_logged, soften_short_circuited
+from .scanext import extension_imports, extension_wrappers
+from .scanflow import (
+    CUDA_ONLY_RULES,
+    DEVICE_RULES,
+    LIBRARY_RULES,
+    Bound,
+    Called,
+    Export,
+    Flows,
+    Imported,
+    Passed,
+    Returned,
+    relative,
+)
+from .scanguard import (
+    apply_guards,
+    drop_logging_guards,
+    mark_unguarded,
+    soften_cuda_guards,
+    soften_logged,
+    soften_short_circuited,
+)
+from .scanhost import on_host
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
@@ -198,6 +219,8 @@ class Visitor:
                 stack += [*st.body, *getattr(st, "orelse", ()), *getattr(st, "finalbody", ())]
                 stack += [s for h in getattr(st, "handlers", ()) for s in h.body]
         self.s.module = Scope(tree, None)
+        if "cuda-extension-import" in self.det:
+            self.extensions(tree)
         self.visit(tree, self.s.module, False)
         s = self.s
         for use, name, function in s.pending_params:  # every call is known now
@@ -216,6 +239,17 @@ class Visitor:
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
+
+    def extensions(self, tree: ast.Module) -> None:
+        """Each compiled CUDA extension the module imports (kb.scan.scanext), unless a rule already
+        reports that import: a finding, each use of the name it binds one of its places."""
+        s = self.s
+        taken = {key[0] for key in s.findings}
+        for st, name, module in extension_imports(tree, s.resolve):
+            if st.lineno not in taken:
+                s.detect("cuda-extension-import", st)
+                s.imported[name] = st
+                s.extensions[name] = (module, st.lineno)
 
     def arguments(self, function: Scope, name: str, depth: int = 0) -> list[tuple[ast.expr, Scope]]:
         """What this file's calls pass as ``function``'s parameter ``name``, and where a call passes
@@ -447,6 +481,8 @@ class Visitor:
             return
         if self.ranks:
             self.rank_index(node, path, name, method)
+            if node.keywords:
+                self.held_ranks(node, scope)
         if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
             s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
@@ -463,7 +499,8 @@ class Visitor:
         elif name == "nonzero" and (path.startswith("torch") if path else method):
             s.pending_nonzero.append(node)  # reported where the file puts work on a device
         elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
-            s.detect("item-in-loop", node)
+            if not on_host(func.value, scope.node, s.resolve):  # type: ignore[attr-defined]  # a method: an Attribute
+                s.detect("item-in-loop", node)
         elif name == "DataLoader":
             self.dataloader(node, scope)
         elif (
@@ -473,14 +510,9 @@ class Visitor:
         ):
             s.pending_load.append(node)
         elif name == "compile" and (path == "torch.compile" or (path is None and method)):
-            for kw in node.keywords:
-                v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
-                if v is None:
-                    continue
-                if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
-                    s.detect("compile-cudagraph-mode", node, v.followed)
-                elif kw.arg == "fullgraph" and any(x is True for x in v.known):
-                    s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
+            self.compile_call(node, scope)
+        elif name in ("save_state", "load_state") and method and self.accelerator(func.value, scope):  # type: ignore[attr-defined]
+            s.detect("accelerate-rng-state", node)
         elif name == "format" and builds_cuda(node):
             s.detect("cuda-fstring", node)
             s.quiet.add(id(func.value))  # type: ignore[attr-defined]  # builds_cuda saw an attribute
@@ -488,8 +520,41 @@ class Visitor:
             s.detect("lightning-default-accelerator", node)  # no accelerator=, no **kwargs: "auto"
         elif path in _EXTENSION_BUILDS:
             self.extension_build(node, scope)
+        elif path == "torch.utils.cpp_extension.CUDAExtension":  # the module it builds (kb.scan.scanext)
+            s.declared += _built(node)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
+
+    def compile_call(self, node: ast.Call, scope: Scope) -> None:
+        """``torch.compile(..., mode="reduce-overhead")`` or ``fullgraph=True``, values followed."""
+        s = self.s
+        for kw in node.keywords:
+            v = s.values(kw.value, scope) if kw.arg in ("mode", "fullgraph") else None
+            if v is None:
+                continue
+            if kw.arg == "mode" and any(x in CUDAGRAPH_MODES for x in v.known):
+                s.detect("compile-cudagraph-mode", node, v.followed)
+            elif kw.arg == "fullgraph" and any(x is True for x in v.known):
+                s.pending_fullgraph.append((node, scope))  # reported where a graph break is in sight
+
+    def accelerator(self, node: ast.expr, scope: Scope) -> bool:
+        """``node`` holds an Accelerate ``Accelerator``: a name or attribute bound to ``Accelerator(...)``
+        (``self.accelerator`` set in another method too), or spelled ``accelerator`` in a file that
+        imports Accelerate."""
+        s = self.s
+        spelled = node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+        if spelled == "accelerator" and any(p.split(".")[0] == "accelerate" for p in s.aliases.values()):
+            return True
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            found = s.exprs(f"{node.value.id}.{node.attr}", scope) or s.members(node, scope)
+        else:
+            found = s.exprs(node.id, scope) if isinstance(node, ast.Name) else []
+        return any(
+            isinstance(e, ast.Call)
+            and (s.resolve(e.func)[0] or "").startswith("accelerate.")
+            and (s.resolve(e.func)[0] or "").endswith(".Accelerator")
+            for e, _ in found
+        )
 
     def call_rules(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
@@ -547,8 +612,8 @@ class Visitor:
                             if origin is item:
                                 s.add(where, rule)
                                 s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
-                            else:
-                                s.use(origin, node, rule)
+                            else:  # used at the argument, which in a call over several lines has its own line
+                                s.use(origin, where, rule)
 
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
         s = self.s
@@ -559,6 +624,10 @@ class Visitor:
             if kw.arg in _PLACE_KEYWORDS or (kw.arg == "type" and path == "torch.device"):
                 places.append(kw.value)
                 s.moves_to_device = True
+            elif kw.arg == "device_map" and isinstance(kw.value, ast.Dict):  # {"": device}: where weights go
+                for v in kw.value.values:  # used where the map names it, the line to read
+                    if type(v) is ast.Name:
+                        self.device_uses(v, v, s.values(v, scope))
         for expr in places:
             self.device_uses(node, expr, s.values(expr, scope))
             if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
@@ -569,7 +638,7 @@ class Visitor:
             if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))
 
-    def device_uses(self, node: ast.Call, expr: ast.expr | None, v: Values) -> None:
+    def device_uses(self, node: ast.AST, expr: ast.expr | None, v: Values) -> None:
         """``node`` puts work on the device ``expr`` holds (None: a value passed from a call site): a
         use of each cuda string it was written as."""
         s = self.s
@@ -620,6 +689,23 @@ class Visitor:
             elif kw.arg == "device_map" and _maps_to_rank(kw.value):
                 s.detect("rank-device-index", kw)  # from_pretrained(device_map={"": local_rank})
 
+    def held_ranks(self, node: ast.Call, scope: Scope) -> None:
+        """A ``device=`` or ``device_map=`` argument that is a name holding the rank: ``device = int(
+        os.environ["LOCAL_RANK"])`` then ``pipeline(..., device=device)``, reported at the argument;
+        ``device_map = {"": local_rank}`` then ``from_pretrained(..., device_map=device_map)``, reported
+        where the map is written, the argument one of its uses."""
+        s = self.s
+        for kw in node.keywords:
+            if kw.arg not in ("device", "device_map") or type(kw.value) is not ast.Name or ranky(kw.value):
+                continue
+            held = [e for e, _ in s.exprs(kw.value.id, scope) if e is not None]
+            if kw.arg == "device" and any(ranky(e) for e in held):
+                s.detect("rank-device-index", kw)
+            for e in held if kw.arg == "device_map" else ():
+                if isinstance(e, ast.Dict) and _maps_to_rank(e):
+                    for rule in s.rules.detectors.get("rank-device-index", ()):
+                        s.use(e, kw, rule)
+
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
         for expr in workers:
@@ -627,6 +713,12 @@ class Visitor:
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
+
+
+def _built(call: ast.Call) -> list[str]:
+    """The module name a ``CUDAExtension("pkg.ext", ...)`` (or ``name="pkg.ext"``) builds."""
+    given = [*call.args[:1], *(k.value for k in call.keywords if k.arg == "name")]
+    return [a.value for a in given if isinstance(a, ast.Constant) and isinstance(a.value, str)]
 
 
 def _maps_to_rank(value: ast.expr) -> bool:
@@ -637,17 +729,24 @@ def _maps_to_rank(value: ast.expr) -> bool:
     return rank_expr(value)
 
 
-def _cuda_only(s: FileScan, kept: list[Finding]) -> str:
+def _cuda_only(s: FileScan, kept: list[Finding]) -> tuple[str, bool]:
     """Why importing this file needs CUDA: a finding of a CUDA-only rule in a statement the module
-    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none."""
+    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none.
+    And whether that makes the file CUDA code itself (a kernel library): one that builds or imports a
+    CUDA extension (that reason comes first) or defines Triton kernels."""
     if not any(f.rule in CUDA_ONLY_RULES for f in kept):
-        return ""
+        return "", False
     plain = (ast.Try, ast.If, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     spans = [(st.lineno, st.end_lineno or st.lineno) for st in _body(s) if not isinstance(st, plain)]
-    for f in kept:
-        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans):
-            return f"{f.code} at line {f.line}"
-    return ""
+    found = [
+        f
+        for f in kept
+        if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans)
+    ]
+    found.sort(key=lambda f: f.rule not in LIBRARY_RULES)
+    if not found:
+        return "", False
+    return f"{found[0].code} at line {found[0].line}", found[0].rule in LIBRARY_RULES or _kernels(s)
 
 
 def _bound_name(scope: Scope, call: ast.Call) -> str | None:
@@ -722,7 +821,9 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
             exact = st.level > 0
         else:
             continue
-        out.append(Imported(tuple(m for m in modules if any(m)), exact, st.lineno, st.col_offset + 1, _spelled(st)))
+        named = () if isinstance(st, ast.Import) else base
+        found = tuple(m for m in modules if any(m))
+        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named))
     return tuple(out)
 
 
@@ -758,10 +859,41 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
         callee = s.resolve(call.func)[0]
         if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
             calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
-    found = kept if kept is not None else []
-    return Flows(
-        s.shown, (*exports,), (*passed,), (*returns,), (*calls,), _imports(s), _cuda_only(s, found), _kernels(s)
+    only, library = _cuda_only(s, kept if kept is not None else [])
+    extensions = tuple(s.extensions.values())
+    tree = s.module.node if s.module is not None else None
+    names = (
+        extension_wrappers(tree, s.resolve, set(s.extensions)) if extensions and isinstance(tree, ast.Module) else ()
     )
+    return Flows(
+        s.shown,
+        (*exports,),
+        (*passed,),
+        (*returns,),
+        (*calls,),
+        _imports(s),
+        only,
+        _kernels(s),
+        library,
+        extensions,
+        names,
+        _bound(s),
+        (*s.declared,),
+    )
+
+
+def _bound(s: FileScan) -> tuple[Bound, ...]:
+    """The names the file's from-imports bind (``from .rope import apply_rope``), each with its calls."""
+    out = []
+    for name, (level, module, imported) in s.relative.items():
+        calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
+        out.append(Bound(relative(s.shown, level, module), True, imported, name, calls))
+    for name, path in s.aliases.items():
+        module, _, imported = path.rpartition(".")
+        if module and not module.startswith("torch"):
+            calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
+            out.append(Bound(tuple(module.split(".")), False, imported, name, calls))
+    return tuple(out)
 
 
 def _returns(s: FileScan) -> list[Returned]:
@@ -892,8 +1024,11 @@ def _scan(
             if state.position(spoke)[:2] in must
             for place in [state.position(use)]
         ]
-        for name, node in device_tests(tree, state.device_tests, cuda, state.line):
+        for name, node, uses in device_tests(tree, state.device_tests, cuda, state.line):
             state.detect(name, node)
+            for use in uses:  # the call the TPU reaches on the CUDA path: a place of the test's finding
+                for rule in rules.detectors.get(name, ()):
+                    state.use(node, use, rule)
     findings = state.finish()
     # A catch-all rule (`torch.cuda.*`) stays quiet where a narrower one (`torch.cuda.amp.*`), or a
     # rule for that very name, already spoke.
@@ -913,6 +1048,7 @@ def _scan(
         kept = mark_unguarded(tree, kept, rules, state.resolve, state.line)
     if state.plain_ifs:
         kept = soften_cuda_guards(state.plain_ifs, kept, state.line)
+        kept = drop_logging_guards(state.plain_ifs, kept, state.line)
     if state.rank_counts:
         kept = _rank_modulo(kept, state)
     return _no_half_fixes(kept, rules), state

@@ -23,26 +23,42 @@ CpuTest = tuple[ast.expr, bool]  # the test, and whether True means "on the CPU"
 
 def device_tests(
     tree: ast.Module, candidates: list[ast.expr], cuda_places: Iterable[tuple[int, int]], line: Callable[[int], str]
-) -> list[tuple[str, ast.expr]]:
-    """(detector, node) for each device test among ``candidates`` (the ``is_cuda``/``is_cpu``
+) -> list[tuple[str, ast.expr, list[ast.Call]]]:
+    """(detector, node, uses) for each device test among ``candidates`` (the ``is_cuda``/``is_cpu``
     attributes and the comparisons with "cpu" the scan met) that sends a TPU tensor down the wrong
-    path; ``cuda_places`` are the (line, character column) of findings of CUDA-only code."""
+    path; ``cuda_places`` are the (line, character column) of findings of CUDA-only code. ``uses``
+    are the calls the TPU reaches on that path of a function or class of the module that holds CUDA
+    code (``FusedFn.apply(x)``): each is a place of the finding."""
     is_cuda = [n for n in candidates if isinstance(n, ast.Attribute) and n.attr == "is_cuda"]
     cpu = [t for n in candidates if (t := _cpu_test(n)) is not None]
     if not is_cuda and not cpu:
         return []
     places = list(cuda_places)
     defs = _cuda_defs(tree, places)
-    out: list[tuple[str, ast.expr]] = []
+    out: list[tuple[str, ast.expr, list[ast.Call]]] = []
     for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
         for node in is_cuda:
             branch = guarded(node, parents) if node in parents else []
             if branch and not _cuda_inside(branch, places, line, defs):
-                out.append(("is-cuda-test", node))
+                out.append(("is-cuda-test", node, []))
         for test, true_is_cpu in cpu:
             other = guarded(test, parents, implies=not true_is_cpu) if test in parents else []  # off the CPU
             if other and _cuda_inside(other, places, line, defs):
-                out.append(("cpu-else-cuda", test))
+                out.append(("cpu-else-cuda", test, _calls_of(other, defs)))
+    return out
+
+
+def _calls_of(nodes: list[ast.AST], defs: frozenset[str]) -> list[ast.Call]:
+    """The calls in ``nodes`` of one of ``defs`` (``FusedFn.apply(x)``, ``fused_op(x)``)."""
+    out = []
+    for node in nodes:
+        for n in ast.walk(node):
+            if isinstance(n, ast.Call):
+                root = n.func
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in defs:
+                    out.append(n)
     return out
 
 

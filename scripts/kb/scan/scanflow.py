@@ -29,7 +29,10 @@ DEVICE_RULES = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-ind
 # module itself CUDA-only: a GPU-only package imported, or a CUDA extension built, at import time
 CUDA_ONLY_RULES = frozenset(
     {"triton-import", "flash-attn-import", "transformer-engine-import", "cupy-import", "liger-kernel", "cuda-sources"}
+    | {"cuda-extension-import"}
 )
+# of those, the ones that make the module CUDA code itself (a kernel library), not a module that imports a GPU package
+LIBRARY_RULES = frozenset({"cuda-sources", "cuda-extension-import"})
 LOCAL_MODULE = "local-cuda-module"  # the detector that reports an import of such a module of the scanned tree
 
 
@@ -84,6 +87,17 @@ class Imported(NamedTuple):
     line: int
     column: int
     snippet: str
+    named: tuple[str, ...] = ()  # ``from a.b import c``: a.b, the module the statement names; () for ``import``
+
+
+class Bound(NamedTuple):
+    """A name a ``from module import name [as bound]`` binds, and the calls of it: (line, column, code)."""
+
+    module: tuple[str, ...]
+    exact: bool  # a relative import: ``module`` names the file exactly
+    name: str
+    bound: str
+    calls: tuple[tuple[int, int, str], ...] = ()
 
 
 class Flows(NamedTuple):
@@ -95,6 +109,13 @@ class Flows(NamedTuple):
     imports: tuple[Imported, ...] = ()
     cuda_only: str = ""  # why importing this file needs CUDA ("TPU604 at line 3"), "" when it doesn't
     kernels: bool = False  # the file defines Triton kernels: a kernel library, replaced whole on TPU
+    # CUDA-only because it is CUDA code (Triton kernels, a CUDA extension built or imported), not only
+    # because it imports a GPU package at the top, which is fixed in the file itself
+    library: bool = False
+    extensions: tuple[tuple[str, int], ...] = ()  # (module, line) of each CUDA extension it imports (kb.scan.scanext)
+    cuda_names: tuple[str, ...] = ()  # its module-level names that call a CUDA extension (kb.scan.scanext)
+    bound: tuple[Bound, ...] = ()  # the names its from-imports bind, with their calls
+    declared: tuple[str, ...] = ()  # the modules it builds as a CUDAExtension (a setup.py)
 
 
 def module_of(path: str) -> tuple[str, ...]:
@@ -112,7 +133,7 @@ def relative(path: str, level: int, module: str | None) -> tuple[str, ...]:
     return parts + tuple(module.split(".")) if module else parts
 
 
-def _tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
+def module_tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
     """The scanned files by each tail of their module name (``misc``, ``util.misc`` for util/misc.py)."""
     tails: dict[tuple[str, ...], list[str]] = {}
     for fl in flows:
@@ -123,15 +144,18 @@ def _tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
 
 
 def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
-    """The findings, with one at each import of a scanned module that is itself CUDA-only (it imports
-    Triton or builds a CUDA extension when it loads): importing it fails on a TPU host. Not reported
-    where the import line already has a finding, in a file that defines Triton kernels itself (the
-    port replaces it whole), nor further up a chain of imports."""
+    """The findings, with one at each import of a scanned module that is CUDA code itself (it defines
+    Triton kernels, or builds or imports a CUDA extension, when it loads): importing it fails on a TPU
+    host, and the port replaces what it provides. Not reported where the import line already has a
+    finding, in a file that defines Triton kernels itself (the port replaces it whole), further up a
+    chain of imports, for a module that only imports a GPU package at its top (that import, reported
+    there, is the line to change), nor for a package the statement passes through without naming it
+    (``from pkg.sub import x`` loads ``pkg/__init__.py``; fixing that file fixes the import)."""
     rule = next(iter(rules.detectors.get(LOCAL_MODULE, ())), None)
-    only = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only}
+    only = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only and fl.library}
     if rule is None or not only:
         return findings
-    tails = _tails(flows)
+    tails = module_tails(flows)
     for fl in flows:  # a package whose __init__ imports one runs it on any import from the package
         if fl.path.endswith("__init__.py") and fl.path not in only:
             inner = [t for imp in fl.imports if (t := _first_file(tails, fl.path, imp)) in only]
@@ -168,11 +192,20 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
     return sorted(findings + extra) if extra else findings
 
 
+def file_of(tails: dict[tuple[str, ...], list[str]], path: str, module: tuple[str, ...], exact: bool) -> str | None:
+    """The one scanned file (not ``path``) that ``module`` names (exactly, for a relative import)."""
+    files = [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
+    return files[0] if len(files) == 1 and files[0] != path else None
+
+
 def _packages(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> list[str]:
-    """The ``__init__.py`` of each package an import loads on its way (``a`` and ``a.b`` for ``a.b.c``)."""
+    """The ``__init__.py`` of the package an import names (``a`` of ``from a import b``), when it loads it
+    on its way to a submodule."""
     out = []
     for module in imp.modules:
         for k in range(1, len(module)):
+            if module[:k] != imp.named:  # a package the statement only passes through
+                continue
             files = [f for f in tails.get(module[:k], ()) if f.endswith("__init__.py")]
             files = [f for f in files if not imp.exact or module_of(f) == module[:k]]
             if len(files) == 1 and files[0] != path:

@@ -253,3 +253,25 @@ def soften_cuda_guards(ifs: list[ast.If], findings: list[Finding], line: Callabl
         if all(any(_inside(_spans([st]), ln, col, line) for ln, col in others) for st in node.body):
             soft |= {(f.line, f.column) for f in tests if _inside(test, f.line, f.column, line)}
     return [f._replace(severity="review") if (f.line, f.column) in soft else f for f in findings]
+
+
+def _logs_only(body: list[ast.stmt]) -> bool:
+    """Every statement of ``body`` is a print or logging call (``logger.info(...)``)."""
+    for st in body:
+        call = st.value if isinstance(st, ast.Expr) else None
+        func = call.func if isinstance(call, ast.Call) else None
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if name not in _LOG_CALLS:
+            return False
+    return bool(body)
+
+
+def drop_logging_guards(ifs: list[ast.If], findings: list[Finding], line: Callable[[int], str]) -> list[Finding]:
+    """``findings`` without each ``cuda-compare`` in the test of an ``if`` (no ``else``) whose body only
+    prints or logs (``if device != "cuda": logger.info(...)``): on a TPU the message is written or not,
+    and nothing the run computes changes."""
+    tests = [f for f in findings if f.rule == "cuda-compare"]
+    if not tests:
+        return findings
+    spans = _spans([node.test for node in ifs if _logs_only(node.body)])
+    return [f for f in findings if f.rule != "cuda-compare" or not _inside(spans, f.line, f.column, line)]

@@ -201,6 +201,9 @@ class FileScan:
     # import; each use of the name is one of that finding's places, unless a finding itself
     imported: dict[str, ast.AST] = field(default_factory=dict)
     imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
+    # the CUDA extensions it imports (kb.scan.scanext): bound name -> (module, line)
+    extensions: dict[str, tuple[str, int]] = field(default_factory=dict)
+    declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
@@ -622,6 +625,8 @@ def _environ_rank(node: ast.expr) -> bool:
     """``os.environ["LOCAL_RANK"]``, ``os.environ.get("RANK")`` or ``os.getenv("LOCAL_RANK", ...)``."""
     key: ast.expr | None
     holder: ast.expr | None
+    if isinstance(node, ast.BoolOp):  # os.environ.get("LOCAL_RANK") or 0
+        return any(_environ_rank(v) for v in node.values)
     if isinstance(node, ast.Subscript):
         key, holder = node.slice, node.value
     elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "getenv"):

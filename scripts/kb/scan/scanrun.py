@@ -35,6 +35,7 @@ from ..core.stopping import Stopped, die_with_parent, signal_name, stoppable
 from . import fixtemp, fixwrite
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
+from .scanext import report_extensions
 from .scanflow import Flows, join, local_modules
 from .scannames import Finding
 from .scanreport import concise_report, json_report, sarif_report, text_report
@@ -383,7 +384,8 @@ def scan_all(
                     _progress(min(done, len(files)), len(files))
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
-    return local_modules(join(sorted(findings), flows), flows, rules), problems  # sorted: files sorted, each file's too
+    findings, flows = report_extensions(sorted(findings), flows, rules)
+    return local_modules(join(findings, flows), flows, rules), problems  # sorted: files sorted, each file's too
 
 
 def _progress(done: int, total: int) -> None:

@@ -1,0 +1,231 @@
+"""Compiled CUDA extension modules under names no rule knows (``import xentropy_cuda_lib``).
+
+A module imported at the top of a file, neither of the standard library nor of torch, is taken for
+a compiled CUDA extension when the code gives evidence of it (a guess on the name alone would report
+every unknown package):
+
+- its name has ``cuda`` as one of its words (``xentropy_cuda_lib``, ``fused_layer_norm_cuda``); or
+- the ``forward`` or ``backward`` of a ``torch.autograd.Function`` calls it the way a kernel is
+  called: for its effect on output tensors passed in (the result dropped), or by a name that says
+  which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``); or
+- a setup.py of the scanned tree builds it as a ``CUDAExtension`` (then any import of it counts).
+
+Each such import is reported (``cuda-extension-import``), its calls are the finding's places, and
+the module becomes CUDA-only (kb.scan.scanflow reports where it is imported). The autograd
+Functions that call it, the names bound to their ``apply`` and the module-level classes and
+functions that call those are CUDA-only too: ``extension_wrappers`` names them, and
+``report_extensions`` (once every file is scanned) reports each call of one imported into another
+file (``cuda-extension-call``): ``FusedCrossEntropyLoss()``, ``apply_rotary_emb_func(q, ...)``. An
+import that names a module of the scanned tree is a Python module after all: its finding is dropped.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from typing import Callable
+
+from .scanflow import Flows, file_of, module_tails
+from .scannames import Finding
+from .scanrules import RuleSet
+
+IMPORT_RULE = "cuda-extension-import"
+CALL_RULE = "cuda-extension-call"
+_WORDS = re.compile(r"[._]")
+_PASS_NAMES = ("fwd", "bwd", "forward", "backward")
+_NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
+_FUNCTION = "torch.autograd.Function"
+
+Resolve = Callable[[ast.expr], tuple[str | None, str]]
+
+
+def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
+    """The names top-level imports bind to modules that may be extensions: name -> (statement, module)."""
+    out: dict[str, tuple[ast.stmt, str]] = {}
+    for st in tree.body:
+        if isinstance(st, ast.Import):
+            for a in st.names:
+                if a.name.split(".")[0] not in _NOT_EXTENSIONS:
+                    out[a.asname or a.name.split(".")[0]] = (st, a.name)
+        elif isinstance(st, ast.ImportFrom) and not st.level and st.module:
+            if st.module.split(".")[0] not in _NOT_EXTENSIONS:
+                out.update({a.asname or a.name: (st, f"{st.module}.{a.name}") for a in st.names if a.name != "*"})
+    return out
+
+
+def _functions(tree: ast.Module, resolve: Resolve) -> list[ast.ClassDef]:
+    """The module's ``torch.autograd.Function`` subclasses."""
+    return [
+        st for st in tree.body if isinstance(st, ast.ClassDef) and any(resolve(b)[0] == _FUNCTION for b in st.bases)
+    ]
+
+
+def _kernel_calls(cls: ast.ClassDef) -> list[tuple[str, bool]]:
+    """(root name, kernel-like) of each call in the class's ``forward`` and ``backward``: kernel-like
+    when its result is dropped or its name names a pass (``ext.bwd(...)``)."""
+    dropped = {
+        id(st.value)
+        for fn in cls.body
+        if isinstance(fn, ast.FunctionDef) and fn.name in ("forward", "backward")
+        for st in ast.walk(fn)
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)
+    }
+    out = []
+    for fn in cls.body:
+        if not (isinstance(fn, ast.FunctionDef) and fn.name in ("forward", "backward")):
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                root = node.func.value
+                if isinstance(root, ast.Name):
+                    named = any(p in node.func.attr.lower() for p in _PASS_NAMES)
+                    out.append((root.id, named or id(node) in dropped))
+    return out
+
+
+def extension_imports(tree: ast.Module, resolve: Resolve) -> list[tuple[ast.stmt, str, str]]:
+    """(import statement, the name it binds, the module) of each compiled CUDA extension imported at
+    the top of the module, on the evidence the module docstring lists."""
+    candidates = _candidates(tree)
+    if not candidates:
+        return []
+    used = {name for cls in _functions(tree, resolve) for name, kernel in _kernel_calls(cls) if kernel}
+    out = []
+    for name, (st, module) in candidates.items():
+        if "cuda" in _WORDS.split(module.lower()) or (name in used and isinstance(st, ast.Import)):
+            out.append((st, name, module))
+    return out
+
+
+def _calls_any(node: ast.AST, names: set[str]) -> bool:
+    """``node`` calls one of ``names`` (``F.apply(...)``, ``f(...)``, ``ext.op(...)``)."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            f = n.func
+            while isinstance(f, ast.Attribute):
+                f = f.value
+            if isinstance(f, ast.Name) and f.id in names:
+                return True
+    return False
+
+
+def extension_wrappers(tree: ast.Module, resolve: Resolve, extensions: set[str]) -> tuple[str, ...]:
+    """The module-level names that are CUDA-only because they call an extension: the autograd
+    Functions whose passes call one, names bound to them (``f = Fn.apply``), and the classes and
+    functions that call any of these."""
+    names = {cls.name for cls in _functions(tree, resolve) if _calls_any(cls, extensions)}
+    for _ in range(3):  # wrappers of wrappers, a few levels deep
+        before = len(names)
+        for st in tree.body:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and st.name not in names:
+                if _calls_any(st, names | extensions):
+                    names.add(st.name)
+            elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                root = st.value
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name) and root.id in names:
+                    names.add(st.targets[0].id)
+        if len(names) == before:
+            break
+    return tuple(sorted(names))
+
+
+def _unknown(flows: list[Flows], tails: dict[tuple[str, ...], list[str]]) -> list[Flows]:
+    """The flows, with each "extension" that is a module of the scanned tree (or in a package of it)
+    taken back: a Python module after all."""
+    out = []
+    for fl in flows:
+        local = [
+            line
+            for module, line in fl.extensions
+            if any(parts[:k] in tails for parts in [tuple(module.split("."))] for k in range(1, len(parts) + 1))
+        ]
+        if local:
+            reason = fl.cuda_only if not any(fl.cuda_only.endswith(f" at line {n}") for n in local) else ""
+            kept = tuple(e for e in fl.extensions if e[1] not in local)
+            fl = fl._replace(extensions=kept, cuda_names=fl.cuda_names if kept else (), cuda_only=reason)
+            fl = fl._replace(library=fl.library and bool(reason))
+        out.append(fl)
+    return out
+
+
+def _names(flows: list[Flows], tails: dict[tuple[str, ...], list[str]]) -> dict[str, set[str]]:
+    """The CUDA-only names of each file: its own wrappers, and those it imports from another file
+    (an ``__init__.py`` that re-exports one)."""
+    names = {fl.path: set(fl.cuda_names) for fl in flows if fl.cuda_names}
+    for _ in range(4):  # re-exports of re-exports
+        grew = False
+        for fl in flows:
+            for b in fl.bound:
+                there = file_of(tails, fl.path, b.module, b.exact)
+                mine = names.setdefault(fl.path, set())
+                if there is not None and b.name in names.get(there, ()) and b.bound not in mine:
+                    mine.add(b.bound)
+                    grew = True
+        if not grew:
+            break
+    return names
+
+
+def _declared(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
+    """A finding at each import of a module a setup.py of the tree builds as a ``CUDAExtension``."""
+    declared = {tuple(name.split(".")) for fl in flows for name in fl.declared}
+    rule = next(iter(rules.detectors.get(IMPORT_RULE, ())), None)
+    if rule is None or not declared:
+        return []
+    why = f"{rule.message} (a setup.py of this project builds it as a CUDAExtension)"
+    taken = {(f.path, f.line) for f in findings}
+    out = []
+    for fl in flows:
+        for imp in fl.imports:
+            if (fl.path, imp.line) not in taken and any(m in declared for m in imp.modules):
+                taken.add((fl.path, imp.line))
+                place = (fl.path, imp.line, imp.column, rule.id, rule.code, rule.severity, imp.snippet, why)
+                out.append(Finding(*place, rule.suggestion, rule.link, "followed"))
+    return out
+
+
+def report_extensions(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> tuple[list[Finding], list[Flows]]:
+    """Once every file is scanned: the findings without an extension import that names a module of the
+    tree, with one at each call, in another file, of a name that calls a CUDA extension; and the
+    flows, corrected the same way."""
+    if not any(fl.extensions or fl.declared for fl in flows):
+        return findings, flows
+    tails = module_tails(flows)
+    flows = _unknown(flows, tails)
+    kept = {(fl.path, line) for fl in flows for _, line in fl.extensions}
+    findings = [f for f in findings if f.rule != IMPORT_RULE or (f.path, f.line) in kept]
+    findings += _declared(findings, flows, rules)
+    rule = next(iter(rules.detectors.get(CALL_RULE, ())), None)
+    if rule is None:
+        return findings, flows
+    names = _names(flows, tails)
+    taken = {(f.path, f.line) for f in findings}
+    extra = []
+    for fl in flows:
+        for b in fl.bound:
+            there = file_of(tails, fl.path, b.module, b.exact)
+            if there is None or b.name not in names.get(there, ()):
+                continue
+            why = f"{rule.message} (`{b.name}` of `{there}`)"
+            for line, column, code in b.calls:
+                if (fl.path, line) not in taken:
+                    taken.add((fl.path, line))
+                    extra.append(
+                        Finding(
+                            fl.path,
+                            line,
+                            column,
+                            rule.id,
+                            rule.code,
+                            rule.severity,
+                            code,
+                            why,
+                            rule.suggestion,
+                            rule.link,
+                            "followed",
+                        )
+                    )
+    return sorted(findings + extra), flows
