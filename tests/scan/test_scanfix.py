@@ -332,3 +332,22 @@ def test_a_guard_rename_is_offered_only_under_its_guard(tmp_path):
     )
     left = json.loads(fixed.stdout)["findings"]
     assert [(f["line"], f["fixable"]) for f in left] == [(4, False)]
+
+
+def test_the_fixer_applies_exactly_the_kinds_of_the_fix_table():
+    """kb/core/schema.py's FIX_KINDS declares each kind; the fixer asks for each by name."""
+    import ast
+
+    from kb.core.schema import FIX_KINDS
+
+    tree = ast.parse((ROOT / "scripts" / "kb" / "scan" / "scanfix.py").read_text(encoding="utf-8"))
+    applied = {
+        node.args[1].value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "_wanted"
+        and len(node.args) == 2
+        and isinstance(node.args[1], ast.Constant)
+    }
+    assert applied == set(FIX_KINDS)

@@ -370,7 +370,7 @@ FixKind = Literal["rename", "replace", "to-device", "matmul-precision"]
 @dataclass(frozen=True)
 class FixSpec:
     """What one fix kind needs: the rule's match, the fields it takes, whether it may be guarded.
-    Its transformer is kb/scan/scanfix.py's ``TRANSFORMS`` entry of the same kind."""
+    kb/scan/scanfix.py applies it where the transformer asks for it (``_wanted(node, KIND)``)."""
 
     match: str
     fields: tuple[str, ...] = ()
@@ -378,7 +378,8 @@ class FixSpec:
     does: str = ""
 
 
-# Each fix kind, once (tests/core/test_schema.py holds this table to FixKind and to scanfix.TRANSFORMS).
+# Each fix kind, once (tests/core/test_schema.py holds this table to FixKind, and
+# tests/scan/test_scanfix.py to the kinds kb/scan/scanfix.py applies).
 FIX_KINDS: dict[str, FixSpec] = {
     "rename": FixSpec("call", ("to",), True, "the callee becomes `to` (arguments kept)"),
     "replace": FixSpec("detector", ("expression", "literal"), False, "the exact string literal becomes `expression`"),
