@@ -156,3 +156,20 @@ def scan_cli(*args: str, cwd: Path, timeout: float = 120) -> subprocess.Complete
         text=True,
         timeout=timeout,
     )
+
+
+@pytest.fixture(scope="session")
+def real_wheels() -> Path:
+    """The pinned torch-tpu wheel, and the framework wheels of frameworks.pin beside it in
+    .cache/wheels: downloaded from the package index the first time (``pip download --no-deps``),
+    read offline after. A test that needs them asks for this, whatever ran before it."""
+    from kb.wheel import fwwheels
+    from kb.wheel.package import PackageError, cached_wheel, fetch_wheel
+
+    try:
+        path = cached_wheel(ROOT) or fetch_wheel(ROOT)
+    except PackageError as exc:  # pragma: no cover - only without the package index
+        pytest.fail(f"could not download the pinned wheel: {exc}")
+    failed = fwwheels.fetch(ROOT, sorted(fwwheels.read_pins(ROOT)))
+    assert failed == [], "could not download the framework wheels: " + "; ".join(map(str, failed))
+    return path

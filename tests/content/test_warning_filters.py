@@ -19,7 +19,6 @@ import pytest
 import yaml
 
 from conftest import ROOT
-from kb.wheel.package import cached_wheel
 
 PAGE = ROOT / "docs" / "migrate" / "troubleshooting.md"
 SNIPPET = ROOT / "snippets" / "warnings" / "filter_warnings.py"
@@ -45,11 +44,8 @@ def emit(cases):
 """
 
 
-def wheel_prefixes() -> list[str]:
+def wheel_prefixes(wheel: Path) -> list[str]:
     """The prefix of every category in the tree that the wheel's warnings module documents."""
-    wheel = cached_wheel(ROOT)
-    if wheel is None:
-        pytest.skip("the pinned torch-tpu wheel is not in .cache/wheels (./dev check-wheel fetches it)")
     with zipfile.ZipFile(wheel) as archive:
         doc = archive.read("torch_tpu/_internal/warnings.py").decode()
         tcmalloc = archive.read("torch_tpu/_tcmalloc_check.py").decode()
@@ -92,8 +88,9 @@ def run(tmp_path: Path, main: str, prefixes: list[str], *python_args: str, env: 
     return shown, raised
 
 
-def test_the_kb_names_every_category_the_wheel_defines():
-    prefixes = wheel_prefixes()
+@pytest.mark.slow  # reads the real wheel (downloaded once)
+def test_the_kb_names_every_category_the_wheel_defines(real_wheels):
+    prefixes = wheel_prefixes(real_wheels)
     assert "<TorchTpu/Performance/TcMalloc/>" in prefixes and "<TorchTpu/>" in prefixes, prefixes
     parents = {p for p in prefixes if any(q != p and q.startswith(p[:-1]) for q in prefixes)}
     claims = {rec["id"]: rec for rec in yaml.safe_load(CLAIMS.read_text())}
@@ -101,8 +98,9 @@ def test_the_kb_names_every_category_the_wheel_defines():
     assert stated == (set(prefixes) - parents) | {"<TorchTpu/>"}, sorted(stated ^ set(prefixes))
 
 
-def test_without_a_filter_a_deprecation_from_an_imported_module_is_hidden(tmp_path):
-    prefixes = wheel_prefixes()
+@pytest.mark.slow  # reads the real wheel (downloaded once)
+def test_without_a_filter_a_deprecation_from_an_imported_module_is_hidden(tmp_path, real_wheels):
+    prefixes = wheel_prefixes(real_wheels)
     shown, raised = run(tmp_path, "", prefixes)
     deprecated = {p for p in prefixes if p.startswith("<TorchTpu/ApiStage/DeprecatedApi/")}
     assert deprecated and shown == set(prefixes) - deprecated and not raised
@@ -110,12 +108,13 @@ def test_without_a_filter_a_deprecation_from_an_imported_module_is_hidden(tmp_pa
     assert shown == set(prefixes)
 
 
-def test_the_pages_code_filters_do_what_the_page_says(tmp_path):
+@pytest.mark.slow  # reads the real wheel (downloaded once)
+def test_the_pages_code_filters_do_what_the_page_says(tmp_path, real_wheels):
     """filter_warnings.py, as the page includes it: performance hidden, correctness an error,
     deprecations shown, the rest as before; it runs with torch 2.13 imported, as shipped."""
     page = PAGE.read_text(encoding="utf-8")
     assert '--8<-- "warnings/filter_warnings.py"' in page
-    prefixes = wheel_prefixes()
+    prefixes = wheel_prefixes(real_wheels)
     shown, raised = run(tmp_path, SNIPPET.read_text(), prefixes)
     performance = {p for p in prefixes if p.startswith("<TorchTpu/Performance/")}
     assert raised == {"<TorchTpu/Correctness/>"}
@@ -129,8 +128,9 @@ def shell_filters() -> list[tuple[str, str]]:
     return [(a or c, b or d) for a, b, c, d in found]
 
 
-def test_the_pages_shell_filters_do_what_the_page_says(tmp_path):
-    prefixes = wheel_prefixes()
+@pytest.mark.slow  # reads the real wheel (downloaded once)
+def test_the_pages_shell_filters_do_what_the_page_says(tmp_path, real_wheels):
+    prefixes = wheel_prefixes(real_wheels)
     forms = shell_filters()
     assert [form for form, _ in forms] == ["PYTHONWARNINGS", "-W"], forms
     deprecated = {p for p in prefixes if p.startswith("<TorchTpu/ApiStage/DeprecatedApi/")}

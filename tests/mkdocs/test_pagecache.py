@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -141,7 +142,8 @@ def test_never_stale_validation_with_the_cache_is_validation_without(mini, edits
         cache.sweep()
 
 
-def test_the_framework_check_is_reused_only_for_the_same_pins_and_wheels(tmp_path):
+@pytest.mark.slow  # the real project and its wheels
+def test_the_framework_check_is_reused_only_for_the_same_pins_and_wheels(tmp_path, real_wheels):
     """The real project, its cached wheels linked in: a frameworks.pin edit reaches the result."""
     from conftest import ROOT, copy_project
 

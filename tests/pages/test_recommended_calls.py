@@ -37,7 +37,7 @@ from conftest import ROOT
 from kb.core.schema import EnvVar
 from kb.mkdocs.project import Project, validate_project
 from kb.pages.calls import ALIASES, Span, compile_arguments, env_settings, page_spans, record_spans, sample_calls
-from kb.wheel.package import cached_wheel, load_index
+from kb.wheel.package import load_index
 from kb.wheel.wheelfacts import PG_LIBRARY
 
 pytestmark = pytest.mark.slow  # each test runs CPU PyTorch in a subprocess
@@ -141,11 +141,9 @@ def test_recommended_calls_run_on_cpu():
     assert failures("run") == []
 
 
-def test_ops_without_a_cpu_kernel_have_a_tpu_kernel_in_the_wheel():
+def test_ops_without_a_cpu_kernel_have_a_tpu_kernel_in_the_wheel(real_wheels):
     """A span may call an op torch's CPU build lacks only when the wheel registers it for TPU."""
-    wheel = cached_wheel(ROOT)
-    if wheel is None:
-        pytest.skip("no cached torch-tpu wheel (./dev check-wheel downloads it)")
+    wheel = real_wheels
     with zipfile.ZipFile(wheel) as zf:
         library = zf.read(PG_LIBRARY)
     missing = [
@@ -195,11 +193,9 @@ def compile_calls() -> list[tuple[Span, dict[str, object]]]:
     return [(s, kw) for s in spans() if any(c.name == "torch.compile" for c in s.calls) for kw in compile_arguments(s)]
 
 
-def test_compile_arguments_are_ones_the_backend_takes():
+def test_compile_arguments_are_ones_the_backend_takes(real_wheels):
     """backend names torch or the wheel registers; modes Inductor lists; options the backend reads."""
-    wheel = cached_wheel(ROOT)
-    if wheel is None:
-        pytest.skip("no cached torch-tpu wheel (./dev check-wheel downloads it)")
+    wheel = real_wheels
     index = load_index(wheel)
     code = (
         "import json, torch\nprint(json.dumps({'backends': torch._dynamo.list_backends(exclude_tags=()),"

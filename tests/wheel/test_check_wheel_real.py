@@ -16,21 +16,15 @@ from kb.core.schema import EnvVar, ErrorEntry, Names
 from kb.mkdocs.project import validate_project
 from kb.pages.namecheck import allowed_names, check_errors, check_record
 from kb.wheel import fwwheels
-from kb.wheel.package import PackageError, cached_wheel, fetch_wheel, load_index, pin_text
+from kb.wheel.package import load_index, pin_text
 
 pytestmark = pytest.mark.slow  # each test reads the real torch-tpu wheel
 
 
 @pytest.fixture(scope="module")
-def wheel():
-    """The pinned torch-tpu wheel, and the framework wheels of frameworks.pin beside it."""
-    try:
-        path = cached_wheel(ROOT) or fetch_wheel(ROOT)
-    except PackageError as exc:  # pragma: no cover - only without the package index
-        pytest.fail(f"could not download the pinned wheel: {exc}")
-    failed = fwwheels.fetch(ROOT, sorted(fwwheels.read_pins(ROOT)))
-    assert failed == [], "could not download the framework wheels: " + "; ".join(map(str, failed))
-    return path
+def wheel(real_wheels):
+    """The pinned torch-tpu wheel, and the framework wheels of frameworks.pin beside it (conftest)."""
+    return real_wheels
 
 
 def test_check_wheel_passes_on_the_real_wheel(wheel):

@@ -10,7 +10,7 @@ import pytest
 
 from conftest import ROOT, write_tables
 from kb.core.load import load_kb
-from kb.wheel.package import cached_wheel, load_index
+from kb.wheel.package import load_index
 from kb.wheel.wheel import WheelIndex
 from kb.wheel.wheelfacts import (
     BACKEND_FILE,
@@ -136,11 +136,10 @@ def test_every_fact_has_its_claim_in_the_real_kb():
     assert set(FACT_RECORDS) <= ids
 
 
-def test_real_wheel_facts_are_not_empty():
+@pytest.mark.slow  # reads the real wheel (downloaded once)
+def test_real_wheel_facts_are_not_empty(real_wheels):
     """A refactor that reads nothing would make every statement fail, but say so plainly here."""
-    wheel = cached_wheel(ROOT)
-    if wheel is None:
-        pytest.skip("no cached torch-tpu wheel (./dev check-wheel downloads it)")
+    wheel = real_wheels
     facts = load_index(wheel).facts
     assert "all_to_all_single" in facts["tpu-dist-implements"]
     assert "reduce" in facts["tpu-dist-missing"]
