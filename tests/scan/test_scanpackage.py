@@ -21,6 +21,7 @@ from conftest import ROOT
 pytestmark = pytest.mark.slow  # builds a wheel and a venv, and installs the wheel's dependencies with pip
 
 DISTRIBUTION = {"yaml": "PyYAML"}  # import name -> distribution, where they differ
+CLEAN = {"PATH": "/usr/bin:/bin"}  # no PYTHONPATH: ./dev test puts the checkout's scripts/ on it
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_the_installed_command_scans_from_another_folder(venv: Path, tmp_path: P
     run = subprocess.run(
         [str(venv / "bin" / "torchtpu-scan"), "--format", "json", "."],
         cwd=tmp_path,
-        env={"PATH": "/usr/bin:/bin"},
+        env=CLEAN,
         capture_output=True,
         text=True,
         timeout=HANG_S,
@@ -106,6 +107,7 @@ def test_the_installed_command_scans_from_another_folder(venv: Path, tmp_path: P
     where = subprocess.run(
         [str(venv / "bin" / "python"), "-c", "import kb; print(kb.__file__)"],
         cwd=tmp_path,
+        env=CLEAN,
         capture_output=True,
         text=True,
     )
@@ -114,7 +116,7 @@ def test_the_installed_command_scans_from_another_folder(venv: Path, tmp_path: P
 
 def test_a_handbook_command_in_the_scanner_package_says_what_it_needs(venv: Path, tmp_path: Path):
     run = subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "kb", "validate"], cwd=tmp_path, capture_output=True, text=True
+        [str(venv / "bin" / "python"), "-m", "kb", "validate"], cwd=tmp_path, env=CLEAN, capture_output=True, text=True
     )
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert "needs the handbook's checkout" in run.stderr and "torchtpu-scan PATH" in run.stderr
