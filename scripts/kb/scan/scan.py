@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from ..core.errors import Problem
+from ..core.schema import Detector
 from .scandevtest import DEVICE_TESTS, device_tests
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import (
@@ -103,7 +104,13 @@ _DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these c
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 # device_strings reads these calls' first argument as a device (set_device(args.gpu): a rank index kept there)
 _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST, *_SET_INDEX, "torch.cuda.set_device"})
-_LITERAL_DETECTORS = ("cuda-device-string", "cuda-compare", "nccl-string", "cuda-tensor-type", "cuda-visible-devices")
+_LITERAL_DETECTORS: tuple[Detector, ...] = (
+    "cuda-device-string",
+    "cuda-compare",
+    "nccl-string",
+    "cuda-tensor-type",
+    "cuda-visible-devices",
+)
 _LITERAL_WORDS = ("cuda", "nccl", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes

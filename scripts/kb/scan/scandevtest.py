@@ -15,15 +15,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Iterable
 
+from ..core.schema import Detector
 from .scanguard import Span, _inside, _parents, _spans, guarded
 
-DEVICE_TESTS = frozenset({"cpu-else-cuda", "is-cuda-test"})  # the detectors this module serves
+DEVICE_TESTS: frozenset[Detector] = frozenset({"cpu-else-cuda", "is-cuda-test"})  # the detectors it serves
 CpuTest = tuple[ast.expr, bool]  # the test, and whether True means "on the CPU"
 
 
 def device_tests(
     tree: ast.Module, candidates: list[ast.expr], cuda_places: Iterable[tuple[int, int]], line: Callable[[int], str]
-) -> list[tuple[str, ast.expr, list[ast.Call]]]:
+) -> list[tuple[Detector, ast.expr, list[ast.Call]]]:
     """(detector, node, uses) for each device test among ``candidates`` (the ``is_cuda``/``is_cpu``
     attributes and the comparisons with "cpu" the scan met) that sends a TPU tensor down the wrong
     path; ``cuda_places`` are the (line, character column) of findings of CUDA-only code. ``uses``
@@ -35,7 +36,7 @@ def device_tests(
         return []
     places = list(cuda_places)
     defs = _cuda_defs(tree, places)
-    out: list[tuple[str, ast.expr, list[ast.Call]]] = []
+    out: list[tuple[Detector, ast.expr, list[ast.Call]]] = []
     for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
         for node in is_cuda:
             branch = guarded(node, parents) if node in parents else []

@@ -26,12 +26,13 @@ import re
 import sys
 from typing import Callable
 
+from ..core.schema import Detector
 from .scanflow import Flows, file_of, module_tails
 from .scannames import Finding
 from .scanrules import RuleSet
 
-IMPORT_RULE = "cuda-extension-import"
-CALL_RULE = "cuda-extension-call"
+IMPORT_RULE: Detector = "cuda-extension-import"
+CALL_RULE: Detector = "cuda-extension-call"
 _WORDS = re.compile(r"[._]")
 _PASS_NAMES = ("fwd", "bwd", "forward", "backward")
 _NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}

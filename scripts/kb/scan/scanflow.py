@@ -20,6 +20,7 @@ from __future__ import annotations
 import posixpath
 from typing import NamedTuple
 
+from ..core.schema import Detector
 from .scannames import Finding
 from .scanrules import RuleSet
 
@@ -33,7 +34,7 @@ CUDA_ONLY_RULES = frozenset(
 )
 # of those, the ones that make the module CUDA code itself (a kernel library), not a module that imports a GPU package
 LIBRARY_RULES = frozenset({"cuda-sources", "cuda-extension-import"})
-LOCAL_MODULE = "local-cuda-module"  # the detector that reports an import of such a module of the scanned tree
+LOCAL_MODULE: Detector = "local-cuda-module"  # the detector that reports an import of such a module of the scanned tree
 
 
 class Export(NamedTuple):

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple, Union
 
+from ..core.schema import Detector
 from .scanrules import RuleSet, ScanRule
 
 CODE_WIDTH = 100
@@ -307,7 +308,9 @@ class FileScan:
             self._lines = _NEWLINE.split(self.text)
         return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
 
-    def detect(self, name: str, node: ast.AST, followed: bool = False) -> None:
+    def detect(self, name: Detector, node: ast.AST, followed: bool = False) -> None:
+        """Report ``node`` under each rule of the detector ``name`` (a name the schema's ``Detector``
+        lists: mypy holds every call to it)."""
         for rule in self.rules.detectors.get(name, ()):
             self.add(node, rule, followed)
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import cast
 
 from ..core.errors import KBError, Problem
 from ..core.load import load_table
-from ..core.schema import Fix, MigrationRule
+from ..core.schema import Detector, Fix, MigrationRule
 from ..core.yamlload import ConfigLoader, YAMLProblem, parse
 
 TABLE = "migration_rules"
@@ -131,7 +132,7 @@ class RuleSet:
     keywords: dict[str, list[ScanRule]] = field(default_factory=dict)
     imports: list[ScanRule] = field(default_factory=list)
     import_index: dict[str, list[ScanRule]] = field(default_factory=dict)  # module -> its imports rules
-    detectors: dict[str, list[ScanRule]] = field(default_factory=dict)
+    detectors: dict[Detector, list[ScanRule]] = field(default_factory=dict)
     # catch-all rules (``a.b.*``) by id, with the length of their prefix: quiet where a rule with a
     # longer prefix, or a rule for one name, spoke at the same place
     broad: dict[str, int] = field(default_factory=dict)
@@ -164,7 +165,8 @@ class RuleSet:
                 out.imports.append(rule)
                 out.import_index.setdefault(rule.pattern, []).append(rule)
             else:
-                out.detectors.setdefault(rule.pattern, []).append(rule)
+                name = cast(Detector, rule.pattern)  # the schema took only a Detector here
+                out.detectors.setdefault(name, []).append(rule)
         return out
 
     def by_id(self) -> dict[str, ScanRule]:
