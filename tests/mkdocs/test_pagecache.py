@@ -23,12 +23,17 @@ def _result(root: Path, cache: ProjectCache | None) -> tuple:
     return pages, [str(p) for p in project.problems]
 
 
-def _set_figure(root: Path, value: str) -> None:
-    figures = root / "docs" / "data" / "figures.yml"
-    text = figures.read_text("utf-8")
-    start = text.index("value: ")
+def _set(root: Path, table: str, key: str, value: str) -> None:
+    """Replace the first ``key:`` value of ``docs/data/TABLE.yml`` with ``value`` (as written)."""
+    path = root / "docs" / "data" / f"{table}.yml"
+    text = path.read_text("utf-8")
+    start = text.index(f"{key}: ")
     end = text.index("\n", start)
-    figures.write_text(text[:start] + f"value: {value}" + text[end:], "utf-8")
+    path.write_text(text[:start] + f"{key}: {value}" + text[end:], "utf-8")
+
+
+def _set_figure(root: Path, value: str) -> None:
+    _set(root, "figures", "value", value)
 
 
 def test_a_kb_edit_reaches_every_page_that_uses_the_record(mini):
@@ -45,11 +50,7 @@ def test_a_kb_edit_reaches_every_page_that_uses_the_record(mini):
 
 
 def _set_claim(root: Path, statement: str) -> None:
-    claims = root / "docs" / "data" / "claims.yml"
-    text = claims.read_text("utf-8")
-    start = text.index("statement: ")
-    end = text.index("\n", start)
-    claims.write_text(text[:start] + f'statement: "{statement}"' + text[end:], "utf-8")
+    _set(root, "claims", "statement", f'"{statement}"')
 
 
 def test_a_table_edit_renders_again_only_the_pages_that_read_the_table(mini):
