@@ -7,6 +7,7 @@ and 390 px. The handbook's search worker rewrites what readers paste
 from __future__ import annotations
 
 import json
+import time
 
 from .support import HANG_MS, median_ms, report, write_artifact
 
@@ -16,6 +17,7 @@ BROKEN_MS = HANG_MS  # asserted, a hang guard: no results this long after the pa
 PAGES = ["", "migrate/troubleshooting/", "reference/api-mapping/", "reference/environment-variables/"]
 VIEWPORTS = [(1280, 800), (390, 844)]
 QUERY = "checkpoint"
+HELD_BACK_S = 4  # Material's bundle held back this long, past the early worker's ready
 # At DOMContentLoaded (after Material's bundle has run): open the search, type the query, and note
 # when the first result appears.
 TIMED = """
@@ -130,6 +132,26 @@ def test_the_search_worker_starts_from_the_page_head_and_is_the_one_search_uses(
     page.wait_for_function("() => window.__kbReady && window.__kbReady.first !== null", timeout=BROKEN_MS)
     workers = page.evaluate("() => window.__kbWorkers")
     assert workers == [{"url": f"{origin}/assets/javascripts/search-worker.js", "head": True}], workers
+
+
+def test_search_answers_when_the_early_worker_is_ready_before_materials_bundle(new_context, origin):
+    """The worker search-early.js starts can build its index before Material's bundle listens to it
+    (a slow bundle, a busy machine, an index from the cache): its first "ready" then reaches nobody.
+    The bundle is held back here until the worker is surely done; the search must still answer."""
+    ctx = new_context()
+    ctx.add_init_script(TIMED)
+    page = ctx.new_page()
+    page.goto(f"{origin}/", wait_until="domcontentloaded")  # builds and stores the lunr index
+    page.wait_for_function("() => window.__kbReady && window.__kbReady.first !== null", timeout=BROKEN_MS)
+    page.wait_for_timeout(1500)
+
+    def held_back(route):
+        time.sleep(HELD_BACK_S)
+        route.continue_()
+
+    ctx.route("**/assets/javascripts/bundle.*.min.js", held_back)
+    page.goto(f"{origin}/reference/environment-variables/", wait_until="domcontentloaded")
+    page.wait_for_function("() => window.__kbReady && window.__kbReady.first !== null", timeout=HELD_BACK_S * 1000 + 30_000)
 
 
 REWRITES = {

@@ -38,6 +38,7 @@
 
   var LENGTH_WEIGHT = 0.3; // lunr's b: 0 ignores a field's length, 1 divides by it in full
   var SETUP = 0; // Material's SearchMessageType
+  var READY = 1;
   var QUERY = 2;
   var WORDS = "words"; // the index field of a section's other words (mkdocs.yml, kb/render/searchindex.py)
   // Operators anywhere, and + or - at the start of a word ("torch-tpu" stays one query word).
@@ -287,7 +288,9 @@
       .catch(function () { return false; });
   }
 
-  // The page's setup message: null when the early setup has answered (or will), else go on with it.
+  // The page's setup message: go on with it, unless the early setup has answered (or will). Then
+  // "ready" is said again in answer to it: the early one may have come before Material's bundle
+  // listened to this worker (a slow bundle, a busy machine, an index from the cache), and was lost.
   function afterEarly(message, go) {
     if (!early || !fetched) {
       abandoned = true;
@@ -297,6 +300,7 @@
       if (!ready) return go();
       var options = message.data && message.data.options;
       for (var name in options) earlyOptions[name] = options[name];
+      self.postMessage({ type: READY });
       return null;
     });
   }
