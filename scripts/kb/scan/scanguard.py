@@ -88,10 +88,15 @@ def _inside(spans: Sequence[Span], number: int, column: int, line: Callable[[int
 
 
 def _parents(tree: ast.Module, lines: set[int]) -> Iterator[dict[ast.AST, ast.AST]]:
-    """The child -> parent map of each top-level statement that spans one of ``lines``."""
-    for top in tree.body:
+    """The child -> parent map of each top-level statement that spans one of ``lines``. Each map is
+    made once per tree (kept on the tree: the guard, device-test and logging passes all ask)."""
+    made: dict[int, dict[ast.AST, ast.AST]] = tree.__dict__.setdefault("_kb_parents", {})
+    for i, top in enumerate(tree.body):
         if any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
-            yield {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+            found = made.get(i)
+            if found is None:
+                found = made[i] = {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+            yield found
 
 
 def _guarded_spans(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[Span]:
