@@ -19,6 +19,13 @@ ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
 HANG_S = 60
 
 
+def interruptible() -> None:
+    """A child's ``preexec_fn``: Ctrl-C (SIGINT) back to its default. A shell that starts a command
+    in the background (``cmd &``, nohup) makes it ignore SIGINT, and its children inherit that, so a
+    test that sends SIGINT would see it ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def run(args: list[str], cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     scripts = cwd / "scripts" if (cwd / "scripts").is_dir() else Path(__file__).resolve().parents[1] / "scripts"
     env = {**ENV, "PYTHONPATH": str(scripts)}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from buildtools import run
+from buildtools import interruptible, run
 from conftest import copy_project
 
 BAD = "<script>alert('published')</script>"  # passes validation; the built-site check fails it
@@ -178,7 +178,7 @@ def _publish_until_building(root, output):
     """Start ``kb publish site`` and return once MkDocs has begun writing its building folder."""
     cmd = [sys.executable, "-m", "kb", "publish", "site"]
     env = {**os.environ, "PYTHONPATH": str(root / "scripts"), "NO_MKDOCS_2_WARNING": "1"}
-    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=output, stderr=output)
+    proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=output, stderr=output, preexec_fn=interruptible)
     deadline = time.monotonic() + 300  # a hang guard, not a speed test
     while not list(root.glob(".site.*.building/*")):
         assert time.monotonic() < deadline and proc.poll() is None, "MkDocs never started writing"

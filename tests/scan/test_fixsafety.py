@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from buildtools import interruptible
 from conftest import ROOT
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
@@ -326,7 +327,7 @@ def test_a_signal_stops_the_workers_and_leaves_no_temp_file(tmp_path, signum):
     driver = tmp_path / "slow_replace.py"
     driver.write_text(SLOW_REPLACE.format(scripts=str(ROOT / "scripts"), marks=str(marks)))
     cmd = [sys.executable, str(driver), "--root", str(ROOT), "scan", "--fix", "--jobs", "2", "t"]
-    main = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    main = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=interruptible)
     try:
         _wait(lambda: len(list(marks.iterdir())) == 2, "both workers to reach the rename")
         workers = [int(p.name) for p in marks.iterdir()]
