@@ -1,12 +1,15 @@
 """The pin, the cached index, the inventory, release diffs and the check-wheel command."""
 
 import json
+import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from buildtools import run
 from fakewheel import build_wheel
+from kb.wheel import package
 from kb.wheel.package import PackageError, diff, inventory, load_index, read_pin
 from kb.wheel.wheel import read_wheel
 
@@ -130,3 +133,43 @@ def test_not_a_wheel_is_a_clear_error(mini, tmp_path):
     result = _cli(mini, "--wheel", str(bad))
     assert result.returncode == 2
     assert "not a readable wheel" in result.stderr and "Traceback" not in result.stderr
+
+
+def _fake_pip(writes: bytes, code: int):
+    """A stand-in for ``pip download``: it writes one wheel into its -d folder, then exits ``code``."""
+
+    def run(cmd, **kwargs):
+        folder = Path(cmd[cmd.index("-d") + 1])
+        (folder / "demo-1.0-py3-none-any.whl").write_bytes(writes)
+        return subprocess.CompletedProcess(cmd, code, "", "" if code == 0 else "ERROR: connection reset\n")
+
+    return run
+
+
+def test_a_downloaded_wheel_appears_whole_and_nothing_else_is_left(tmp_path, monkeypatch):
+    monkeypatch.setattr(package.subprocess, "run", _fake_pip(b"PK whole", 0))
+    dest = tmp_path / "wheels"
+    assert package.pip_download(dest, "demo==1.0", "any") == ""
+    assert [p.name for p in dest.iterdir()] == ["demo-1.0-py3-none-any.whl"]
+    assert (dest / "demo-1.0-py3-none-any.whl").read_bytes() == b"PK whole"
+
+
+def test_pip_writes_into_a_folder_of_its_own_not_the_cache(tmp_path, monkeypatch):
+    seen = []
+
+    def run(cmd, **kwargs):
+        seen.append(Path(cmd[cmd.index("-d") + 1]))
+        assert list((tmp_path / "wheels").glob("*.whl")) == []  # nothing in the cache while pip runs
+        return _fake_pip(b"PK", 0)(cmd, **kwargs)
+
+    monkeypatch.setattr(package.subprocess, "run", run)
+    package.pip_download(tmp_path / "wheels", "demo==1.0", "any")
+    assert seen[0].parent == tmp_path / "wheels" and seen[0].name.startswith(".download.")
+    assert not seen[0].exists()
+
+
+def test_a_failed_download_leaves_no_wheel_in_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setattr(package.subprocess, "run", _fake_pip(b"PK half", 1))
+    dest = tmp_path / "wheels"
+    assert package.pip_download(dest, "demo==1.0", "any") == "ERROR: connection reset"
+    assert list(dest.iterdir()) == []

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -64,17 +66,22 @@ def cached_wheel(root: Path) -> Path | None:
 
 def pip_download(dest: Path, pin: str, platform: str, timeout: float = 300) -> str:
     """``pip download --no-deps`` one pin's CPython 3.11 wheel into ``dest``; pip's last line of
-    complaint ("" when it exited 0)."""
+    complaint ("" when it exited 0). pip writes into a folder of its own inside ``dest``, and each
+    wheel is moved into ``dest`` whole: a reader (another build, another test process) never sees a
+    wheel half written, and an interrupted download leaves none."""
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [
-        sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-        "--platform", platform, "--python-version", "3.11", "--implementation", "cp",
-        "--disable-pip-version-check", "-q", "-d", str(dest), pin,
-    ]  # fmt: skip
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"({exc})"
+    with tempfile.TemporaryDirectory(dir=dest, prefix=".download.") as tmp:
+        cmd = [
+            sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+            "--platform", platform, "--python-version", "3.11", "--implementation", "cp",
+            "--disable-pip-version-check", "-q", "-d", tmp, pin,
+        ]  # fmt: skip
+        try:
+            done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"({exc})"
+        for wheel in Path(tmp).glob("*.whl") if done.returncode == 0 else ():
+            os.replace(wheel, dest / wheel.name)
     return "" if done.returncode == 0 else (done.stderr.strip().splitlines() or ["no output"])[-1]
 
 
