@@ -8,6 +8,7 @@ handbook doesn't document yet); ``kb check-wheel`` fails when it no longer match
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
@@ -119,10 +120,13 @@ def load_index(wheel: Path, cache_dir: Path | None = None) -> WheelIndex:
         index = read_wheel(wheel)
     except WheelError as exc:
         raise PackageError(Problem(str(wheel), 1, str(exc))) from None
-    try:
-        cached.write_text(json.dumps(_to_json(index)), "utf-8")
-    except OSError:
-        pass  # a read-only folder only costs speed
+    partial = cached.with_name(f".{cached.name}.{os.getpid()}")
+    try:  # written beside, then moved in: a build running beside this one never reads half of it
+        partial.write_text(json.dumps(_to_json(index)), "utf-8")
+        os.replace(partial, cached)
+    except OSError:  # a read-only or full folder only costs speed
+        with contextlib.suppress(OSError):
+            partial.unlink(missing_ok=True)
     return index
 
 
