@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -10,6 +11,8 @@ import textwrap
 from pathlib import Path
 
 import pytest
+
+from browser.support import REPORT
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -173,3 +176,31 @@ def real_wheels() -> Path:
     failed = fwwheels.fetch(ROOT, sorted(fwwheels.read_pins(ROOT)))
     assert failed == [], "could not download the framework wheels: " + "; ".join(map(str, failed))
     return path
+
+
+# ---- The browser tests' figures, printed at the end of the run ----
+# ./dev test runs the suite in several processes (pytest-xdist): each sends the lines its tests
+# reported (browser/support.py's REPORT) to the process that prints the summary.
+WORKER_REPORT = "kb_browser_report"
+
+
+def pytest_sessionfinish(session):
+    sent = getattr(session.config, "workeroutput", None)  # set in an xdist worker only
+    if sent is not None:
+        sent[WORKER_REPORT] = json.dumps(REPORT)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    for title, lines in json.loads(getattr(node, "workeroutput", {}).get(WORKER_REPORT, "{}")).items():
+        REPORT.setdefault(title, []).extend(lines)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not REPORT:
+        return
+    terminalreporter.section("browser tests")
+    for title, lines in REPORT.items():
+        terminalreporter.write_line(f"{title}:")
+        for line in lines:
+            terminalreporter.write_line(f"  {line}")

@@ -18,7 +18,6 @@ from playwright.sync_api import sync_playwright
 from .support import (
     HANG_MS,
     LAUNCH_ARGS,
-    REPORT,
     VIEWPORT,
     SiteServer,
     allowed_request,
@@ -42,16 +41,6 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if HERE in Path(str(item.path)).parents:
             item.add_marker(pytest.mark.browser)
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if not REPORT:
-        return
-    terminalreporter.section("browser tests")
-    for title, lines in REPORT.items():
-        terminalreporter.write_line(f"{title}:")
-        for line in lines:
-            terminalreporter.write_line(f"  {line}")
 
 
 # ---- The built site ----
