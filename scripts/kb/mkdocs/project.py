@@ -31,7 +31,7 @@ from ..pages.pages import (
 from ..pages.saidonce import check_said_once
 from ..pages.tags import check_tags
 from ..render import render as render_module
-from ..render.render import SHORTCODE, Ctx, render_markdown
+from ..render.render import REVIEW_QUEUE, SHORTCODE, Ctx, render_markdown
 from ..site.allowlist import check_scripts
 from ..site.sitepaths import built_file
 from ..wheel import fwwheels
@@ -44,7 +44,7 @@ from ..wiki.review import Queue, build_today, make_queue, release_of
 from ..wiki.urls import check_urls
 from .pagecache import OTHER_FILES, Memo, ProjectCache, data_digests, digest, tree_digest
 
-REVIEW_SHORTCODE = "kb:review-queue"  # a page that shows the review queue (kb/wiki/review.py)
+REVIEW_SHORTCODE = f"kb:{REVIEW_QUEUE}"  # a page that shows the review queue (kb/wiki/review.py)
 
 
 @dataclass

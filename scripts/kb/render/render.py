@@ -890,6 +890,7 @@ def sc_bench(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
         raise ShortcodeError(str(exc)) from None
 
 
+REVIEW_QUEUE = "review-queue"  # the shortcode of a page that shows the review queue (kb.mkdocs.project reads it)
 RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "table": sc_table,
     "figure": sc_figure,
@@ -904,7 +905,7 @@ RENDERERS: dict[str, Callable[[Ctx, list[str], dict[str, str]], str]] = {
     "error-index": sc_error_index,
     "env-summary": sc_env_summary,
     "undocumented": sc_undocumented,
-    "review-queue": sc_review_queue,
+    REVIEW_QUEUE: sc_review_queue,
     "bench": sc_bench,
     "glossary": lambda ctx, pos, kw: sc_table(ctx, ["glossary", *pos], kw),
     "sources": lambda ctx, pos, kw: sc_table(ctx, ["sources", *pos], kw),
