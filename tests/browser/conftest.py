@@ -8,11 +8,9 @@ out. When Chromium is missing they are skipped with the reason, and the terminal
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
 from .support import (
@@ -20,13 +18,11 @@ from .support import (
     LAUNCH_ARGS,
     VIEWPORT,
     SiteServer,
-    allowed_request,
     build_site,
     find_chromium,
     free_port,
     page_paths,
     report,
-    write_artifact,
 )
 
 HERE = Path(__file__).parent
@@ -117,117 +113,3 @@ def new_context(browser):
     yield make
     for ctx in made:
         ctx.close()
-
-
-# ---- One visit of every page (shared by the request, console and accessibility tests) ----
-
-
-@dataclass
-class Visit:
-    path: str
-    status: int | None = None
-    requests: int = 0
-    external: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    console: list[str] = field(default_factory=list)
-    violations: list[dict] = field(default_factory=list)
-    error: str | None = None
-
-
-# axe-core reports each passing node too, with a unique selector built for it: half of its time on the
-# printable handbook's parts (28,000 nodes). The tests read only the violations, which stay in full.
-ONLY_VIOLATIONS = {"resultTypes": ["violations"]}
-
-# axe-core's colour rules again with the dark (slate) scheme applied to the loaded page.
-DARK_CONTRAST = """async () => {
-  const style = document.createElement("style");
-  style.textContent = "*, *::before, *::after { transition: none !important; }";
-  document.head.append(style);
-  document.body.setAttribute("data-md-color-scheme", "slate");
-  return await axe.run(document, {
-    runOnly: {type: "rule", values: ["color-contrast", "link-in-text-block"]},
-    resultTypes: ["violations"]});
-}"""
-
-
-@pytest.fixture(scope="session")
-def crawl(browser, site, origin) -> list[Visit]:
-    """Visit every built HTML page once: record requests, failures, console errors and axe-core's
-    violations (all rules with the light scheme, the colour rules again with the dark one)."""
-    from axe_playwright_python.sync_playwright import Axe
-
-    axe = Axe()
-    ctx = browser.new_context(viewport=VIEWPORT, color_scheme="light")
-    ctx.set_default_timeout(HANG_MS)
-    current: list[Visit] = []
-
-    def on_request(request):
-        if current:
-            current[-1].requests += 1
-            if not allowed_request(request.url, origin):
-                current[-1].external.append(request.url)
-
-    def on_failed(request):
-        if current and allowed_request(request.url, origin) and not request.url.startswith("data:"):
-            current[-1].failed.append(f"{request.url} ({request.failure})")
-
-    def on_response(response):
-        if current and response.status >= 400 and allowed_request(response.url, origin):
-            current[-1].failed.append(f"{response.url} (HTTP {response.status})")
-
-    ctx.on("request", on_request)
-    ctx.on("requestfailed", on_failed)
-    ctx.on("response", on_response)
-    # Nothing may leave the machine: abort anything not on the site's own origin (it is recorded).
-    ctx.route(lambda url: not allowed_request(url, origin), lambda route: route.abort())
-    page = ctx.new_page()
-
-    def on_console(message):
-        if current and message.type == "error":
-            where = f"{message.location.get('url', '')}:{message.location.get('lineNumber', '')}"
-            current[-1].console.append(f"console.error: {message.text} ({where})")
-
-    def on_page_error(error):
-        if current:
-            current[-1].console.append(f"uncaught: {error}")
-
-    page.on("console", on_console)
-    page.on("pageerror", on_page_error)
-
-    visits = []
-    start = time.perf_counter()
-    for path in page_paths(site):
-        visit = Visit(path)
-        current.append(visit)
-        try:
-            response = page.goto(f"{origin}/{path}", wait_until="load")
-            visit.status = response.status if response else None
-            results = axe.run(page, options=ONLY_VIOLATIONS)
-            visit.violations = [_summary(v, "light") for v in results.response["violations"]]
-            # The dark scheme, as the palette toggle sets it (transitions off so colours settle).
-            dark = page.evaluate(DARK_CONTRAST)
-            visit.violations += [_summary(v, "dark") for v in dark["violations"]]
-            page.wait_for_load_state("networkidle")
-        except PlaywrightError as exc:
-            visit.error = str(exc).splitlines()[0]
-        visits.append(visit)
-    current.clear()
-    page.close()
-    ctx.close()
-    took = time.perf_counter() - start
-    report("pages", f"{len(visits)} pages visited in {took:.1f} s, {sum(v.requests for v in visits)} requests")
-    write_artifact("browser-pages.json", [v.__dict__ for v in visits])
-    return visits
-
-
-def _summary(violation: dict, scheme: str) -> dict:
-    """An axe violation without the page's HTML: rule, impact, help and the nodes' selectors."""
-    return {
-        "id": violation.get("id"),
-        "scheme": scheme,
-        "impact": violation.get("impact"),
-        "help": violation.get("help"),
-        "nodes": len(violation.get("nodes", [])),
-        "targets": [" ".join(map(str, n.get("target", []))) for n in violation["nodes"][:5]],
-        "summary": (violation.get("nodes") or [{}])[0].get("failureSummary", ""),
-    }
