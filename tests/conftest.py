@@ -98,6 +98,7 @@ MINI_TABLES = {
     "errors": "[]\n",
     "internal_messages": "[]\n",
     "benchmarks": "[]\n",
+    "speed": "[]\n",
     "diagrams": "[]\n",
     "glossary": """\
         - id: hbm

@@ -184,6 +184,20 @@ RECORDS = {
               target: 2
               compare: at-most
         """,
+    "speed": """\
+        - id: s
+          what: edit-to-reload
+          measured: 2026-11-01
+          machine: SAFE
+          command: SAFE
+          runs: 10
+          median_s: 1.2
+          min_s: 1.0
+          max_s: 1.8
+          target_s: 1
+          floor_s: 1.5
+          note: SAFE
+        """,
     "diagrams": """\
         - id: d
           title: SAFE
@@ -291,6 +305,7 @@ FIELDS = {
     "migration_rules": ["message", "suggestion"],
     "errors": ["message", "cause", "fix"],
     "benchmarks": ["machine", "command", "note", "name", "version", "fault", "injected", "what"],
+    "speed": ["machine", "command", "note"],
     "diagrams": ["title", "alt", "label", "note"],
 }
 

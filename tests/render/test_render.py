@@ -104,7 +104,7 @@ def test_unknown_shortcode_name_id_table_filter_are_errors_with_the_page_line(kb
         "docs/migrate/page.md:6: kb:figure: unknown figures id 'nope' (expected an id from docs/data/figures.yml)",
         "docs/migrate/page.md:7: kb:table: unknown table 'nope' (expected one of: sources, claims, figures, modes, "
         "limits, env_vars, api_map, hardware, integrations, frameworks, glossary, migration_rules, errors, "
-        "internal_messages, benchmarks, diagrams)",
+        "internal_messages, benchmarks, speed, diagrams)",
         "docs/migrate/page.md:8: kb:table: unknown filter 'colour' for table 'claims' (expected one of: verified, "
         "checked_against, api, env, backend, spelling, current, elsewhere, id, sources, status, conflicts, topic, "
         "statement, corrects, applies_to, cites, cites_kind)",

@@ -608,6 +608,36 @@ class Benchmark(Noted):
     ratios: list[BenchRatio]
 
 
+# ---- Speed runs: the wiki's own speed, measured by this repository (benchmarks/editbench.py --write) ----
+# Like a benchmark run, their source is the run itself: the date, the machine and the command.
+
+SpeedTimed = Literal["edit-to-reload"]
+
+
+class SpeedRun(Noted):
+    """One run of one of the wiki's speed benchmarks: its times over ``runs`` measurements."""
+
+    id: Id
+    what: SpeedTimed
+    measured: IsoDate
+    machine: Text
+    command: Text
+    runs: Annotated[int, Field(ge=1)]
+    median_s: Seconds
+    min_s: Seconds
+    max_s: Seconds
+    target_s: Seconds
+    floor_s: Optional[Seconds] = None  # the most that is still acceptable, where the target allows one
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "SpeedRun":
+        if not self.min_s <= self.median_s <= self.max_s:
+            raise ValueError(f"expected min_s <= median_s <= max_s, got {self.min_s}, {self.median_s}, {self.max_s}")
+        if self.floor_s is not None and self.floor_s < self.target_s:
+            raise ValueError(f"expected floor_s >= target_s, got {self.floor_s} < {self.target_s}")
+        return self
+
+
 # A diagram drawn at build time (scripts/kb/render/diagrams.py): boxes on a grid and arrows between them.
 # Each box rests on a KB record, which holds the fact it shows; a box without a label shows the
 # record's own name (a mode's name, a glossary term).
@@ -665,5 +695,6 @@ TABLES: dict[str, type[Model]] = {
     "errors": ErrorEntry,
     "internal_messages": InternalMessage,
     "benchmarks": Benchmark,
+    "speed": SpeedRun,
     "diagrams": Diagram,
 }

@@ -41,6 +41,7 @@ from ..core.schema import (
     Source,
     Sourced,
     SourceKind,
+    SpeedRun,
     Term,
 )
 from ..wheel.coverage import InventoryError, read_inventory, undocumented, undocumented_messages
@@ -475,6 +476,7 @@ def _cells(*pairs: tuple[str, str]) -> list[Column]:
 
 
 STATUS_AND_SOURCES = [Column("Evidence", _typed(Sourced, _evidence))]
+SPEED_LABELS: dict[str, str] = {"edit-to-reload": "One-page edit under ./dev serve, to the page served with it"}
 COLUMNS: dict[str, list[Column]] = {
     "sources": [
         Column("Source", _typed(Source, _source_title)),
@@ -562,11 +564,33 @@ COLUMNS: dict[str, list[Column]] = {
         Column("Command", _typed(Benchmark, lambda ctx, r: md_code(r.model.command))),
         Column("Pages", _typed(Benchmark, lambda ctx, r: text(", ".join(number(n) for n in r.model.sizes)))),
     ],
+    "speed": [
+        Column("Run", lambda ctx, r: f"{_anchor('speed', r)}<code>{md_text(r.id)}</code>"),
+        Column("What", _typed(SpeedRun, lambda ctx, r: text(SPEED_LABELS[r.model.what]))),
+        Column("Median (s)", _typed(SpeedRun, lambda ctx, r: f"**{r.model.median_s:.2f}**")),
+        Column("Min to max (s)", _typed(SpeedRun, lambda ctx, r: f"{r.model.min_s:.2f} to {r.model.max_s:.2f}")),
+        Column("Measurements", _typed(SpeedRun, lambda ctx, r: number(r.model.runs))),
+        Column("Target", _typed(SpeedRun, lambda ctx, r: text(_speed_target(r.model)))),
+        *_cells(("Measured", "measured"), ("Machine", "machine")),
+        Column("Command", _typed(SpeedRun, lambda ctx, r: md_code(r.model.command))),
+    ],
     "diagrams": [
         Column("Diagram", lambda ctx, r: f"<code>{md_text(r.id)}</code>"),
         *_cells(("Title", "title"), ("What it shows", "alt")),
     ],
 }
+
+
+def _speed_target(run: SpeedRun) -> str:
+    """The target, the floor, and whether the median meets either."""
+    floor = f", floor {run.floor_s:g} s" if run.floor_s is not None else ""
+    if run.median_s <= run.target_s:
+        verdict = "met"
+    elif run.floor_s is not None and run.median_s <= run.floor_s:
+        verdict = "not met; the floor is"
+    else:
+        verdict = "not met"
+    return f"at most {run.target_s:g} s{floor}: {verdict}"
 
 
 def table_rows(ctx: Ctx, table: str, records: list[Record[Model]]) -> tuple[list[str], list[list[str]]]:

@@ -1,0 +1,69 @@
+"""The speed table (docs/data/speed.yml, written by benchmarks/editbench.py --write): its runs are
+checked as they load, and ``kb:table speed`` says whether each median meets its target or floor."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from pathlib import Path
+from typing import get_args
+
+import pytest
+
+from conftest import write_tables
+from kb.core.load import load_kb, load_table
+from kb.core.schema import SpeedTimed
+from kb.render.render import SPEED_LABELS, Ctx, render_markdown
+
+RUN = """\
+    - id: edit-1
+      what: edit-to-reload
+      measured: 2026-12-06
+      machine: Linux x86_64, 2 CPUs
+      command: python benchmarks/editbench.py --pages 10 --write
+      runs: 10
+      median_s: {median}
+      min_s: {low}
+      max_s: 1.9
+      target_s: 1.0
+      floor_s: 1.5
+    """
+
+
+def shown(tmp_path: Path, median: float, low: float = 0.5) -> str:
+    data = write_tables(tmp_path / "docs" / "data", speed=RUN.format(median=median, low=low))
+    kb = load_kb(data, shown_root=tmp_path)
+    md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
+    assert problems == []
+    return html.unescape(md)
+
+
+@pytest.mark.parametrize(
+    ("median", "verdict"),
+    [(0.9, "at most 1 s, floor 1.5 s: met"), (1.2, "not met; the floor is"), (1.6, ": not met |")],
+)
+def test_the_target_cell_judges_the_median(tmp_path, median, verdict):
+    md = shown(tmp_path, median)
+    assert verdict in md
+    assert f"**{median:.2f}**" in md
+    assert "<code>python benchmarks/editbench.py --pages 10 --write</code>" in md
+
+
+def test_every_kind_of_run_has_a_label():
+    assert set(SPEED_LABELS) == set(get_args(SpeedTimed))
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ("min_s: 0.5", "min_s: 1.3"),
+        ("floor_s: 1.5", "floor_s: 0.5"),
+    ],
+)
+def test_a_run_out_of_order_is_refused_with_its_line(tmp_path, change, message):
+    text = textwrap.dedent(RUN.format(median=1.2, low=0.5)).replace(*((change, message)))
+    path = tmp_path / "speed.yml"
+    path.write_text(text, encoding="utf-8")
+    records, problems = load_table("speed", path, "docs/data/speed.yml")
+    assert records == []
+    assert [str(p).split(": expected")[0] for p in problems] == ["docs/data/speed.yml:1: speed[0]"]
