@@ -20,8 +20,9 @@ import pytest
 
 from buildtools import HANG_S
 from conftest import ROOT, scan_cli
+from kb.core.errors import escape_text
 from kb.scan.globmatch import PatternError, PatternSet, parse
-from kb.scan.scanwalk import UsageError, collect, shown_text
+from kb.scan.scanwalk import UsageError, collect
 
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "scripts")}
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}  # no core.excludesFile
@@ -340,9 +341,9 @@ HOSTILE = ["esc\x1b[31m.py", "bell\x07.py", "cr\rhide.py", "new\nline.py", "tab\
         ("\U000e0001tag.py", "\\U000e0001tag.py"),
     ],
 )
-def test_shown_text_escapes_what_is_not_printable(text, shown):
-    assert shown_text(text) == shown
-    assert shown_text(text).isprintable()
+def test_names_are_shown_with_what_is_not_printable_escaped(text, shown):
+    assert escape_text(text) == shown
+    assert escape_text(text).isprintable()
 
 
 def test_hostile_names_are_shown_escaped_and_still_read(tmp_path):

@@ -38,6 +38,8 @@ def _escape(ch: str) -> str:
     code = ord(ch)
     if ch in _NAMED:
         return _NAMED[ch]
+    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for a byte of a file name that isn't UTF-8
+        return f"\\x{code - 0xDC00:02x}"
     if code < 0x100:
         return f"\\x{code:02x}"
     return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"

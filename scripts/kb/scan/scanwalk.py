@@ -27,12 +27,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..core.errors import Problem
+from ..core.errors import Problem, escape_text
 from .globmatch import PatternError, PatternSet
 
 SKIP_DIRS = frozenset({".git", ".venv", "node_modules", "__pycache__"})
 SUFFIX = ".py"
-_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 class UsageError(Exception):
@@ -58,7 +57,7 @@ def collect(paths: list[str], excludes: list[str]) -> Walk:
     for arg in paths:
         top = Path(arg)
         if not (top.exists() or top.is_symlink()):
-            raise UsageError(f"{shown_text(arg)}: no such file or folder")
+            raise UsageError(f"{escape_text(arg)}: no such file or folder")
         if top.is_dir():
             _walk_dir(top, arg, exclude, walk, seen)
         elif not _excluded_file(exclude, posixpath.normpath(top.as_posix())):
@@ -97,23 +96,6 @@ def _one_per_file(files: list[tuple[str, str]]) -> list[tuple[str, str]]:
             seen.add((st.st_dev, st.st_ino))
             out.append((os.path.realpath(path), shown))
     return sorted(out, key=lambda f: f[1])
-
-
-def shown_text(text: str) -> str:
-    """``text`` safe for a terminal and a one-line report: a character that isn't printable becomes
-    ``\\n``, ``\\r``, ``\\t``, ``\\xNN`` (also an undecodable byte of a file name), ``\\uNNNN``."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
-
-
-def _escape(c: str) -> str:
-    code = ord(c)
-    if c in _ESCAPES:
-        return _ESCAPES[c]
-    if 0xDC80 <= code <= 0xDCFF:  # os.fsdecode's stand-in for a byte that isn't UTF-8
-        return f"\\x{code - 0xDC00:02x}"
-    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
 
 
 def _excludes(excludes: list[str]) -> PatternSet:
@@ -179,7 +161,7 @@ def _walk_dir(top: Path, arg: str, exclude: PatternSet, walk: Walk, seen: set[st
                 continue
             if specs and _git_ignored(specs, child, False):
                 continue
-            shown = shown_text(posixpath.normpath(posixpath.join(base, child)))
+            shown = escape_text(posixpath.normpath(posixpath.join(base, child)))
             if is_link:
                 target = os.path.realpath(entry.path)
                 if os.path.isdir(target):
@@ -238,4 +220,4 @@ def _git_ignored(specs: Specs, rel: str, is_dir: bool) -> bool:
 
 def _shown(arg: str, rel: str) -> str:
     """The path as the user would write it: the argument, then the path under it."""
-    return shown_text(posixpath.normpath(posixpath.join(Path(arg).as_posix(), rel)) if rel else Path(arg).as_posix())
+    return escape_text(posixpath.normpath(posixpath.join(Path(arg).as_posix(), rel)) if rel else Path(arg).as_posix())
