@@ -64,6 +64,18 @@ def test_a_build_reads_them_once_for_every_check(mini: Path, opened: list[str]):
     assert opened == [MAIN]  # the mini project has no offline config
 
 
+def test_the_reading_path_reads_the_config_when_it_comes_first(mini: Path, opened: list[str]):
+    """follow_reading_path does not rely on check_config having run: it reads mkdocs.yml itself,
+    once, so its problems still give their line."""
+    root = make_project(mini)
+    config = SimpleNamespace(config_file_path=str(root / MAIN), extra={})
+    build = Build()
+    opened.clear()
+    build.follow_reading_path(SimpleNamespace(pages=[]), config)
+    assert opened == [MAIN]
+    assert build.site_config is not None and build.site_config.main.text is not None
+
+
 def test_an_unreadable_config_is_reported_once_with_its_line(mini: Path):
     root = make_project(mini)
     (root / MAIN).write_text("site_name: x\nnav: [a\n", encoding="utf-8")

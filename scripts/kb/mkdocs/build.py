@@ -162,8 +162,11 @@ class Build:
         return config
 
     def follow_reading_path(self, nav: Any, config: Any) -> Any:
-        """Previous and next along mkdocs.yml's extra.reading_path (kb/render/readingpath.py)."""
-        text = self.site_config.main.text if self.site_config is not None else None
+        """Previous and next along mkdocs.yml's extra.reading_path (kb/render/readingpath.py), whose
+        problems give their line in mkdocs.yml (read here if check_config has not read it)."""
+        if self.site_config is None:
+            self.site_config = read_config(Path(config.config_file_path).parent)
+        text = self.site_config.main.text
         fail(link_reading_path(nav.pages, config.extra.get("reading_path"), text or ""), "reading path")
         return nav
 
