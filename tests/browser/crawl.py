@@ -7,9 +7,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from .support import HANG_MS, VIEWPORT, allowed_request, report, write_artifact
+from .support import HANG_MS, VIEWPORT, allowed_request, page_paths, report, write_artifact
 
 
 @dataclass
@@ -120,3 +121,18 @@ def _summary(violation: dict, scheme: str) -> dict:
         "targets": [" ".join(map(str, n.get("target", []))) for n in violation["nodes"][:5]],
         "summary": (violation.get("nodes") or [{}])[0].get("failureSummary", ""),
     }
+
+
+def half_of_the_pages(half: int):
+    """The module fixtures of one test file of the crawl: ``visited``, every other built page from
+    page ``half`` (0 or 1), and ``crawl``, their visits."""
+
+    @pytest.fixture(scope="module")
+    def visited(site) -> list[str]:
+        return page_paths(site)[half::2]
+
+    @pytest.fixture(scope="module")
+    def crawl(browser, origin, visited) -> list[Visit]:
+        return crawl_pages(browser, origin, visited, f"half {half + 1} of 2")
+
+    return visited, crawl

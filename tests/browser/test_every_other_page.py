@@ -4,10 +4,7 @@ collected), so that the two halves can run in two test processes."""
 
 from __future__ import annotations
 
-import pytest
-
-from .crawl import crawl_pages
-from .support import page_paths
+from .crawl import half_of_the_pages
 from .test_every_page import (  # noqa: F401  (collected here too, with the fixtures below)
     test_every_built_page_was_visited,
     test_no_accessibility_violation,
@@ -15,14 +12,4 @@ from .test_every_page import (  # noqa: F401  (collected here too, with the fixt
     test_zero_requests_outside_the_sites_origin,
 )
 
-HALF = 1
-
-
-@pytest.fixture(scope="module")
-def visited(site) -> list[str]:
-    return page_paths(site)[HALF::2]
-
-
-@pytest.fixture(scope="module")
-def crawl(browser, origin, visited):
-    return crawl_pages(browser, origin, visited, f"half {HALF + 1} of 2")
+visited, crawl = half_of_the_pages(1)  # the pages test_every_page.py leaves

@@ -8,22 +8,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-import pytest
+from .crawl import half_of_the_pages
+from .support import report
 
-from .crawl import crawl_pages
-from .support import page_paths, report
-
-HALF = 0  # the pages this file visits: page_paths(site)[HALF::2]
-
-
-@pytest.fixture(scope="module")
-def visited(site) -> list[str]:
-    return page_paths(site)[HALF::2]
-
-
-@pytest.fixture(scope="module")
-def crawl(browser, origin, visited):
-    return crawl_pages(browser, origin, visited, f"half {HALF + 1} of 2")
+visited, crawl = half_of_the_pages(0)  # this file's pages: every other one, from the first
 
 
 def test_every_built_page_was_visited(crawl, visited):
