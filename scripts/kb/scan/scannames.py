@@ -304,8 +304,9 @@ class FileScan:
         return out
 
     def line(self, number: int) -> str:
-        if self._lines is None:
-            self._lines = _NEWLINE.split(self.text)
+        if self._lines is None:  # str.split is some 3x faster than the pattern, and the same without a \r
+            text = self.text
+            self._lines = text.split("\n") if "\r" not in text else _NEWLINE.split(text)
         return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
 
     def detect(self, name: Detector, node: ast.AST, followed: bool = False) -> None:
