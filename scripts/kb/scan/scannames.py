@@ -88,16 +88,15 @@ class Scope:
         self.parent = parent
         self._assigned: dict[str, list[ast.expr | None]] | None = None
         self._defined: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
-        self.params: dict[str, ast.expr | None] = {}
-        if not isinstance(node, ast.Module):
-            a = node.args
-            plain = a.posonlyargs + a.args
-            defaults: list[ast.expr | None] = [None] * (len(plain) - len(a.defaults)) + list(a.defaults)
-            self.params = {p.arg: d for p, d in zip(plain, defaults, strict=True)}
-            self.params.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)})
-            for extra in (a.vararg, a.kwarg):
-                if extra is not None:
-                    self.params[extra.arg] = None
+        self._params: dict[str, ast.expr | None] | None = None
+
+    @property
+    def params(self) -> dict[str, ast.expr | None]:
+        """The function's parameters and their defaults (None: no default), read when first asked:
+        most functions a scan enters never have a name looked up in them."""
+        if self._params is None:
+            self._params = _parameters(self.node)
+        return self._params
 
     @property
     def assigned(self) -> dict[str, list[ast.expr | None]]:
@@ -113,6 +112,21 @@ class Scope:
                 if isinstance(st, _FUNCS):
                     self._defined.setdefault(st.name, []).append(st)
         return self._defined.get(name, [])
+
+
+def _parameters(node: Scoped) -> dict[str, ast.expr | None]:
+    """A function's parameters, each with its default (None when it has none); none for a module."""
+    if isinstance(node, ast.Module):
+        return {}
+    a = node.args
+    plain = a.posonlyargs + a.args
+    defaults: list[ast.expr | None] = [None] * (len(plain) - len(a.defaults)) + list(a.defaults)
+    params = {p.arg: d for p, d in zip(plain, defaults, strict=True)}
+    params.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)})
+    for extra in (a.vararg, a.kwarg):
+        if extra is not None:
+            params[extra.arg] = None
+    return params
 
 
 def _statements(node: Scoped) -> list[ast.stmt]:
