@@ -89,6 +89,7 @@ class Scope:
         self._assigned: dict[str, list[ast.expr | None]] | None = None
         self._defined: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
         self._params: dict[str, ast.expr | None] | None = None
+        self._returns: list[ast.expr | None] | None = None
 
     @property
     def params(self) -> dict[str, ast.expr | None]:
@@ -103,6 +104,13 @@ class Scope:
         if self._assigned is None:
             self._assigned = _assignments(self.node)
         return self._assigned
+
+    @property
+    def returns(self) -> list[ast.expr | None]:
+        """What each ``return`` of the function gives (None for a bare one), read once."""
+        if self._returns is None:
+            self._returns = [st.value for st in _statements(self.node) if isinstance(st, ast.Return)]
+        return self._returns
 
     def defined(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The functions this scope defines as ``name`` (empty when it is no function here)."""
@@ -486,7 +494,7 @@ class FileScan:
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in where.defined(name):
             inner = self._scope(fn, where)
-            out += [(st.value, inner) for st in _statements(fn) if isinstance(st, ast.Return)]
+            out += [(value, inner) for value in inner.returns]
         return out
 
     def _scope(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope | None) -> Scope:
