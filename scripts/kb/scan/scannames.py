@@ -26,6 +26,9 @@ _ANY = object()  # a mapping key that is not a constant, or a lookup by one
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks Python's tokenizer counts (str.splitlines counts more)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
+_OPAQUE = (*_FUNCS, ast.ClassDef)  # statements whose blocks are another scope's
+# each statement type -> the fields of _BLOCKS it has (most have none: no getattr per statement)
+_STATEMENT_BLOCKS = {kind: tuple(n for n in _BLOCKS if n in kind._fields) for kind in ast.stmt.__subclasses__()}
 CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{}".format(n)
 RANK_FORMATTED = "?:rank"  # the value of f"{kind}:{rank}"
 RANK_INDEX = "?rank"  # the value of a device index computed from the rank (rank % n)
@@ -145,10 +148,13 @@ def _statements(node: Scoped) -> list[ast.stmt]:
     while stack:
         st = stack.pop()
         out.append(st)
-        if not isinstance(st, (*_FUNCS, ast.ClassDef)):
-            for name in _BLOCKS:
-                for child in getattr(st, name, ()):
-                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+        if not isinstance(st, _OPAQUE):
+            for name in _STATEMENT_BLOCKS.get(type(st), ()):
+                if name == "handlers":  # each except clause's body
+                    for handler in st.handlers:  # type: ignore[attr-defined]  # a try: its type has the field
+                        stack.extend(handler.body)
+                else:
+                    stack.extend(getattr(st, name))
     return out
 
 
