@@ -237,6 +237,8 @@ class FileScan:
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
     _scopes: dict[int, Scope] = field(default_factory=dict)  # id(function) -> its scope (_scope)
+    # values() answers by (node, scope, depth), kept once nothing the answers read can change (None: not yet)
+    settled: dict[tuple[ast.expr | None, Scope, int], Values] | None = None
 
     # -- findings -------------------------------------------------------------------------------
 
@@ -432,6 +434,19 @@ class FileScan:
         return out
 
     def values(self, node: ast.expr | None, scope: Scope, depth: int = 0) -> Values:
+        """What ``node`` may hold, read in ``scope`` with ``depth`` names followed so far. Once the
+        state is settled (``settled`` set, by file_flows) each answer is kept: what is passed across
+        modules follows the same names again and again."""
+        memo = self.settled
+        if memo is None:
+            return self._values(node, scope, depth)
+        key = (node, scope, depth)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._values(node, scope, depth)
+        return found
+
+    def _values(self, node: ast.expr | None, scope: Scope, depth: int) -> Values:
         if node is None:
             return Values(unknown=True)
         if isinstance(node, ast.Constant):
