@@ -837,6 +837,7 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
 def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
     """What this file exports and passes of device values across modules (kb.scan.scanflow), the imports
     it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports)."""
+    s.settled = {}  # the walk and its passes are over: the names and values read below no longer change
     exports = []
     for use, name, where_read in s.pending_params:
         fn = where_read.node

@@ -20,6 +20,7 @@ picks what the TPU needs too, so it stays must-change."""
 from __future__ import annotations
 
 import ast
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .scannames import Finding
@@ -95,8 +96,29 @@ def _parents(tree: ast.Module, lines: set[int]) -> Iterator[dict[ast.AST, ast.AS
         if any(top.lineno <= n <= (top.end_lineno or top.lineno) for n in lines):
             found = made.get(i)
             if found is None:
-                found = made[i] = {child: node for node in ast.walk(top) for child in ast.iter_child_nodes(node)}
+                found = made[i] = _parent_map(top)
             yield found
+
+
+def _parent_map(top: ast.AST) -> dict[ast.AST, ast.AST]:
+    """Each node under ``top`` -> its parent, in the order ``ast.walk`` meets the parents: the same map
+    as ``{c: n for n in ast.walk(top) for c in ast.iter_child_nodes(n)}``, in half the time (no
+    generator per node)."""
+    out: dict[ast.AST, ast.AST] = {}
+    todo = deque([top])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                out[value] = node
+                todo.append(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        out[item] = node
+                        todo.append(item)
+    return out
 
 
 def _guarded_spans(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> list[Span]:

@@ -26,6 +26,9 @@ _ANY = object()  # a mapping key that is not a constant, or a lookup by one
 _NEWLINE = re.compile(r"\r\n|\r|\n")  # the line breaks Python's tokenizer counts (str.splitlines counts more)
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _BLOCKS = ("body", "orelse", "finalbody", "handlers")
+_OPAQUE = (*_FUNCS, ast.ClassDef)  # statements whose blocks are another scope's
+# each statement type -> the fields of _BLOCKS it has (most have none: no getattr per statement)
+_STATEMENT_BLOCKS = {kind: tuple(n for n in _BLOCKS if n in kind._fields) for kind in ast.stmt.__subclasses__()}
 CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{}".format(n)
 RANK_FORMATTED = "?:rank"  # the value of f"{kind}:{rank}"
 RANK_INDEX = "?rank"  # the value of a device index computed from the rank (rank % n)
@@ -88,22 +91,29 @@ class Scope:
         self.parent = parent
         self._assigned: dict[str, list[ast.expr | None]] | None = None
         self._defined: dict[str, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None
-        self.params: dict[str, ast.expr | None] = {}
-        if not isinstance(node, ast.Module):
-            a = node.args
-            plain = a.posonlyargs + a.args
-            defaults: list[ast.expr | None] = [None] * (len(plain) - len(a.defaults)) + list(a.defaults)
-            self.params = {p.arg: d for p, d in zip(plain, defaults, strict=True)}
-            self.params.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)})
-            for extra in (a.vararg, a.kwarg):
-                if extra is not None:
-                    self.params[extra.arg] = None
+        self._params: dict[str, ast.expr | None] | None = None
+        self._returns: list[ast.expr | None] | None = None
+
+    @property
+    def params(self) -> dict[str, ast.expr | None]:
+        """The function's parameters and their defaults (None: no default), read when first asked:
+        most functions a scan enters never have a name looked up in them."""
+        if self._params is None:
+            self._params = _parameters(self.node)
+        return self._params
 
     @property
     def assigned(self) -> dict[str, list[ast.expr | None]]:
         if self._assigned is None:
             self._assigned = _assignments(self.node)
         return self._assigned
+
+    @property
+    def returns(self) -> list[ast.expr | None]:
+        """What each ``return`` of the function gives (None for a bare one), read once."""
+        if self._returns is None:
+            self._returns = [st.value for st in _statements(self.node) if isinstance(st, ast.Return)]
+        return self._returns
 
     def defined(self, name: str) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
         """The functions this scope defines as ``name`` (empty when it is no function here)."""
@@ -115,6 +125,21 @@ class Scope:
         return self._defined.get(name, [])
 
 
+def _parameters(node: Scoped) -> dict[str, ast.expr | None]:
+    """A function's parameters, each with its default (None when it has none); none for a module."""
+    if isinstance(node, ast.Module):
+        return {}
+    a = node.args
+    plain = a.posonlyargs + a.args
+    defaults: list[ast.expr | None] = [None] * (len(plain) - len(a.defaults)) + list(a.defaults)
+    params = {p.arg: d for p, d in zip(plain, defaults, strict=True)}
+    params.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True)})
+    for extra in (a.vararg, a.kwarg):
+        if extra is not None:
+            params[extra.arg] = None
+    return params
+
+
 def _statements(node: Scoped) -> list[ast.stmt]:
     """The statements of this scope, in nested blocks too, but not inside nested functions or classes."""
     if isinstance(node, ast.Lambda):
@@ -123,10 +148,13 @@ def _statements(node: Scoped) -> list[ast.stmt]:
     while stack:
         st = stack.pop()
         out.append(st)
-        if not isinstance(st, (*_FUNCS, ast.ClassDef)):
-            for name in _BLOCKS:
-                for child in getattr(st, name, ()):
-                    stack.extend(child.body if isinstance(child, ast.ExceptHandler) else [child])
+        if not isinstance(st, _OPAQUE):
+            for name in _STATEMENT_BLOCKS.get(type(st), ()):
+                if name == "handlers":  # each except clause's body
+                    for handler in st.handlers:  # type: ignore[attr-defined]  # a try: its type has the field
+                        stack.extend(handler.body)
+                else:
+                    stack.extend(getattr(st, name))
     return out
 
 
@@ -209,6 +237,8 @@ class FileScan:
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
     _scopes: dict[int, Scope] = field(default_factory=dict)  # id(function) -> its scope (_scope)
+    # values() answers by (node, scope, depth), kept once nothing the answers read can change (None: not yet)
+    settled: dict[tuple[ast.expr | None, Scope, int], Values] | None = None
 
     # -- findings -------------------------------------------------------------------------------
 
@@ -304,8 +334,9 @@ class FileScan:
         return out
 
     def line(self, number: int) -> str:
-        if self._lines is None:
-            self._lines = _NEWLINE.split(self.text)
+        if self._lines is None:  # str.split is some 3x faster than the pattern, and the same without a \r
+            text = self.text
+            self._lines = text.split("\n") if "\r" not in text else _NEWLINE.split(text)
         return self._lines[number - 1] if 0 < number <= len(self._lines) else ""
 
     def detect(self, name: Detector, node: ast.AST, followed: bool = False) -> None:
@@ -403,6 +434,19 @@ class FileScan:
         return out
 
     def values(self, node: ast.expr | None, scope: Scope, depth: int = 0) -> Values:
+        """What ``node`` may hold, read in ``scope`` with ``depth`` names followed so far. Once the
+        state is settled (``settled`` set, by file_flows) each answer is kept: what is passed across
+        modules follows the same names again and again."""
+        memo = self.settled
+        if memo is None:
+            return self._values(node, scope, depth)
+        key = (node, scope, depth)
+        found = memo.get(key)
+        if found is None:
+            found = memo[key] = self._values(node, scope, depth)
+        return found
+
+    def _values(self, node: ast.expr | None, scope: Scope, depth: int) -> Values:
         if node is None:
             return Values(unknown=True)
         if isinstance(node, ast.Constant):
@@ -471,7 +515,7 @@ class FileScan:
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in where.defined(name):
             inner = self._scope(fn, where)
-            out += [(st.value, inner) for st in _statements(fn) if isinstance(st, ast.Return)]
+            out += [(value, inner) for value in inner.returns]
         return out
 
     def _scope(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope | None) -> Scope:

@@ -370,7 +370,7 @@ def scan_all(
             if progress and i % 100 == 0:
                 _progress(i, len(files))
     else:
-        size = max(8, min(250, len(files) // (jobs * 8) + 1))
+        size = max(8, min(250, len(files) // (jobs * 32) + 1))  # small chunks: no worker idles long at the end
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         done = 0
         with _workers(jobs, rules) as pool:
