@@ -50,7 +50,7 @@ def parse(chunk):
 
 files = sorted(os.path.join(r, f) for r, _, fs in os.walk(sys.argv[1]) for f in fs if f.endswith(".py"))
 jobs = len(os.sched_getaffinity(0))
-size = max(8, min(250, len(files) // (jobs * 8) + 1))
+size = max(8, min(250, len(files) // (jobs * 32) + 1))  # the scan's own chunks (kb.scan.scanrun.scan_all)
 chunks = [files[i : i + size] for i in range(0, len(files), size)]
 with ProcessPoolExecutor(jobs, mp_context=get_context("fork")) as pool:
     print(sum(pool.map(parse, chunks)))
