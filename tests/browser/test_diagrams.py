@@ -179,7 +179,7 @@ def test_the_execution_modes_decision_tree_keeps_its_answers_on_a_phone(new_cont
 def test_axe_finds_nothing_on_a_diagram_page_at_390_px(browser, origin, src):
     from axe_playwright_python.sync_playwright import Axe
 
-    from .conftest import DARK_CONTRAST, ONLY_VIOLATIONS
+    from .crawl import DARK_CONTRAST, ONLY_VIOLATIONS
 
     ctx = browser.new_context(viewport=PHONE_SIZE, color_scheme="light")
     try:
