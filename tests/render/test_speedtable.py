@@ -40,7 +40,7 @@ def shown(tmp_path: Path, median: float, low: float = 0.5) -> str:
 
 @pytest.mark.parametrize(
     ("median", "verdict"),
-    [(0.9, "at most 1 s, floor 1.5 s: met"), (1.2, "not met; the floor is"), (1.6, ": not met |")],
+    [(0.9, "at most 1 s (floor 1.5 s): met"), (1.2, ": missed, within the floor"), (1.6, ": missed |")],
 )
 def test_the_target_cell_judges_the_median(tmp_path, median, verdict):
     md = shown(tmp_path, median)

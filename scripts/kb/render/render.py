@@ -583,13 +583,13 @@ COLUMNS: dict[str, list[Column]] = {
 
 def _speed_target(run: SpeedRun) -> str:
     """The target, the floor, and whether the median meets either."""
-    floor = f", floor {run.floor_s:g} s" if run.floor_s is not None else ""
+    floor = f" (floor {run.floor_s:g} s)" if run.floor_s is not None else ""
     if run.median_s <= run.target_s:
         verdict = "met"
     elif run.floor_s is not None and run.median_s <= run.floor_s:
-        verdict = "not met; the floor is"
+        verdict = "missed, within the floor"
     else:
-        verdict = "not met"
+        verdict = "missed"
     return f"at most {run.target_s:g} s{floor}: {verdict}"
 
 
