@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 
 from ..core.schema import Detector
 from .scanguard import Span, _inside, _parents, _spans, guarded
+from .scannames import calls_of
 
 DEVICE_TESTS: frozenset[Detector] = frozenset({"cpu-else-cuda", "is-cuda-test"})  # the detectors it serves
 CpuTest = tuple[ast.expr, bool]  # the test, and whether True means "on the CPU"
@@ -51,16 +52,7 @@ def device_tests(
 
 def _calls_of(nodes: list[ast.AST], defs: frozenset[str]) -> list[ast.Call]:
     """The calls in ``nodes`` of one of ``defs`` (``FusedFn.apply(x)``, ``fused_op(x)``)."""
-    out = []
-    for node in nodes:
-        for n in ast.walk(node):
-            if isinstance(n, ast.Call):
-                root = n.func
-                while isinstance(root, ast.Attribute):
-                    root = root.value
-                if isinstance(root, ast.Name) and root.id in defs:
-                    out.append(n)
-    return out
+    return [call for node in nodes for call in calls_of(node, defs)]
 
 
 def _cpu_test(node: ast.AST) -> CpuTest | None:

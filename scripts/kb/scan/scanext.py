@@ -28,7 +28,7 @@ from typing import Callable
 
 from ..core.schema import Detector
 from .scanflow import Flows, file_of, module_tails
-from .scannames import Finding
+from .scannames import Finding, calls_of
 from .scanrules import RuleSet
 
 IMPORT_RULE: Detector = "cuda-extension-import"
@@ -101,14 +101,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve) -> list[tuple[ast.stmt
 
 def _calls_any(node: ast.AST, names: set[str]) -> bool:
     """``node`` calls one of ``names`` (``F.apply(...)``, ``f(...)``, ``ext.op(...)``)."""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call):
-            f = n.func
-            while isinstance(f, ast.Attribute):
-                f = f.value
-            if isinstance(f, ast.Name) and f.id in names:
-                return True
-    return False
+    return next(calls_of(node, names), None) is not None
 
 
 def extension_wrappers(tree: ast.Module, resolve: Resolve, extensions: set[str]) -> tuple[str, ...]:

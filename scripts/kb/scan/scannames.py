@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple, Union
 
@@ -724,3 +725,15 @@ def builds_cuda(node: ast.expr) -> bool:
         base = node.func.value
         return isinstance(base, ast.Constant) and isinstance(base.value, str) and "cuda:{" in base.value
     return False
+
+
+def calls_of(node: ast.AST, names: set[str] | frozenset[str]) -> Iterator[ast.Call]:
+    """The calls under ``node`` whose callee starts with one of ``names`` (``f(x)``, ``F.apply(x)``,
+    ``ext.op(x)``), in ``ast.walk`` order."""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call):
+            root = n.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in names:
+                yield n
