@@ -196,10 +196,17 @@ def speed_record(result: dict[str, Any], command: str, day: datetime.date) -> di
 
 def write_run(path: Path, record: dict[str, Any]) -> None:
     """Replace the file's record of the same kind of run with ``record`` (the others stay)."""
-    old = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else None
+    try:
+        old = yaml.safe_load(path.read_text("utf-8")) if path.is_file() else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        sys.exit(f"{path}:{line}: not valid YAML, so the run was not recorded (expected a list of runs)")
     kept = [r for r in old or [] if isinstance(r, dict) and r.get("what") != record["what"]]
     body = yaml.safe_dump([*kept, record], sort_keys=False, allow_unicode=True, width=110)
-    path.write_text(SPEED_HEADER + body, "utf-8")
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(SPEED_HEADER + body, "utf-8")
+    os.replace(partial, path)  # whole or not at all
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime
 import sys
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -42,3 +43,12 @@ def test_a_new_run_replaces_the_last_of_its_kind_and_keeps_the_rest(tmp_path):
     editbench.write_run(path, editbench.speed_record(RESULT, "cmd", DAY))
     data = yaml.safe_load(path.read_text("utf-8"))
     assert [r["id"] for r in data] == ["x", "edit-to-reload-2026-12-06"]
+
+
+def test_a_broken_file_is_left_as_it_is_and_named_with_its_line(tmp_path, capsys):
+    path = tmp_path / "speed.yml"
+    path.write_text("- id: x\n  what: [unclosed\n", "utf-8")
+    with pytest.raises(SystemExit) as stop:
+        editbench.write_run(path, editbench.speed_record(RESULT, "cmd", DAY))
+    assert str(stop.value).startswith(f"{path}:3: not valid YAML")
+    assert path.read_text("utf-8") == "- id: x\n  what: [unclosed\n"

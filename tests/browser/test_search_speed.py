@@ -151,9 +151,8 @@ def test_search_answers_when_the_early_worker_is_ready_before_materials_bundle(n
 
     ctx.route("**/assets/javascripts/bundle.*.min.js", held_back)
     page.goto(f"{origin}/reference/environment-variables/", wait_until="domcontentloaded")
-    page.wait_for_function(
-        "() => window.__kbReady && window.__kbReady.first !== null", timeout=HELD_BACK_S * 1000 + 30_000
-    )
+    # a hang guard only (the lost "ready" never answered at all)
+    page.wait_for_function("() => window.__kbReady && window.__kbReady.first !== null", timeout=BROKEN_MS)
 
 
 REWRITES = {
