@@ -149,8 +149,10 @@ def test_the_framework_check_is_reused_only_for_the_same_pins_and_wheels(tmp_pat
     from conftest import ROOT, copy_project
 
     root = copy_project(tmp_path / "p")
-    (root / ".cache").mkdir()
-    (root / ".cache" / "wheels").symlink_to((ROOT / ".cache" / "wheels").resolve())
+    wheels = root / ".cache" / "wheels"
+    wheels.mkdir(parents=True)
+    for wheel in (ROOT / ".cache" / "wheels").resolve().iterdir():
+        (wheels / wheel.name).symlink_to(wheel)
 
     def result(cache: ProjectCache | None) -> tuple:
         project = validate_project(root, cache=cache)
@@ -158,6 +160,9 @@ def test_the_framework_check_is_reused_only_for_the_same_pins_and_wheels(tmp_pat
 
     cache = ProjectCache()
     first = result(cache)
+    # what another build writes beside the wheels meanwhile (a download, an index) is no input
+    (wheels / ".download.x").mkdir()
+    (wheels / "torch_tpu-0.0.0-py3-none-any.whl.1-2.index.json").write_text("{}", "utf-8")
     assert result(cache) == first == result(None)
     assert cache.checks.sweep() == (1, 1)
     pins = root / "frameworks.pin"

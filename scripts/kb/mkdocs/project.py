@@ -384,8 +384,7 @@ def _framework_check(project: Project, cache: ProjectCache | None) -> list[Probl
     if cache is None or not project.kb_key:
         return fwwheels.check(kb, root, project.notes)
     pins = root / fwwheels.PIN_FILE
-    wheels = root / fwwheels.CACHE
-    stats = [f"{w.name} {w.stat().st_size} {w.stat().st_mtime_ns}" for w in sorted(wheels.glob("*"))]
+    stats = [_stat_line(w) for w in sorted((root / fwwheels.CACHE).glob("*.whl"))]
     key = digest(["frameworks", project.kb_key, pins.read_bytes() if pins.is_file() else b"", *stats])
     found = cache.checks.get(key)
     if found is None:
@@ -395,6 +394,16 @@ def _framework_check(project: Project, cache: ProjectCache | None) -> list[Probl
         cache.checks.put(key, found)
     project.notes += found[1]
     return list(found[0])
+
+
+def _stat_line(wheel: Path) -> str:
+    """A wheel's name, size and modification time; only the wheels, as ``fwwheels`` reads only
+    them (an index cache or a download written beside them by another build is not an input)."""
+    try:
+        st = wheel.stat()
+    except OSError:  # removed since the listing: the check will not find it either
+        return f"{wheel.name} gone"
+    return f"{wheel.name} {st.st_size} {st.st_mtime_ns}"
 
 
 def _messages(project: Project) -> list[Problem]:
