@@ -319,6 +319,7 @@ Detector = Literal[
     "cuda-visible-devices",
     "cpu-else-cuda",
     "is-cuda-test",
+    "assert-is-cuda",
     "cuda-sources",
     "nvidia-smi",
     "local-cuda-module",

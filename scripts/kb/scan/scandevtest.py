@@ -8,6 +8,8 @@
 - ``is-cuda-test``: ``if x.is_cuda: <plain torch>`` used as the "on an accelerator" test. A TPU
   tensor's ``is_cuda`` is False, so the TPU takes the other (CPU) path. Reported when the branch
   ``is_cuda`` guards holds no CUDA-only code; a guard of CUDA-only code is right as it is.
+- ``assert-is-cuda``: ``assert x.is_cuda`` (alone or among ``and``-ed conditions) fails for every
+  TPU tensor, whatever follows it.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from ..core.schema import Detector
 from .scanguard import Span, _inside, _parents, _spans, guarded
 from .scannames import calls_of
 
-DEVICE_TESTS: frozenset[Detector] = frozenset({"cpu-else-cuda", "is-cuda-test"})  # the detectors it serves
+# the detectors it serves
+DEVICE_TESTS: frozenset[Detector] = frozenset({"cpu-else-cuda", "is-cuda-test", "assert-is-cuda"})
 CpuTest = tuple[ast.expr, bool]  # the test, and whether True means "on the CPU"
 
 
@@ -40,6 +43,9 @@ def device_tests(
     out: list[tuple[Detector, ast.expr, list[ast.Call]]] = []
     for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
         for node in is_cuda:
+            if node in parents and _asserted(node, parents):
+                out.append(("assert-is-cuda", node, []))
+                continue
             branch = guarded(node, parents) if node in parents else []
             if branch and not _cuda_inside(branch, places, line, defs):
                 out.append(("is-cuda-test", node, []))
@@ -48,6 +54,14 @@ def device_tests(
             if other and _cuda_inside(other, places, line, defs):
                 out.append(("cpu-else-cuda", test, _calls_of(other, defs)))
     return out
+
+
+def _asserted(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Whether ``node`` is what an ``assert`` requires: its test, or one of its ``and``-ed parts."""
+    up = parents.get(node)
+    if isinstance(up, ast.BoolOp) and isinstance(up.op, ast.And):
+        node, up = up, parents.get(up)
+    return isinstance(up, ast.Assert) and up.test is node
 
 
 def _calls_of(nodes: list[ast.AST], defs: frozenset[str]) -> list[ast.Call]:

@@ -1,0 +1,75 @@
+"""Issue 34, round five: what the nine blind-labelled repositories showed missing, each on small code
+written for the test: an assert that a tensor is on CUDA, ``torch.compile(dynamic=True)``, which the
+TPU backend refuses, and bitsandbytes quantization asked for through ``BitsAndBytesConfig``."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+from kb.scan.scan import scan_source
+from kb.scan.scannames import Finding
+from kb.scan.scanrules import RuleSet, load_rules
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+
+
+def scan(real: RuleSet, code: str, rule: str) -> list[tuple[int, int]]:
+    found: list[Finding] = scan_source(textwrap.dedent(code), "t.py", real)
+    return [(f.line, f.column) for f in found if f.rule == rule]
+
+
+@pytest.mark.parametrize(
+    "code, where",
+    [
+        ("def f(x):\n    assert x.is_cuda\n", [(2, 12)]),
+        ("def f(x):\n    assert x.dtype is not None and x.is_cuda, 'needs CUDA'\n", [(2, 36)]),
+        ("def f(x):\n    if x.is_cuda:\n        return x\n", []),  # a test, not a requirement
+        ("def f(x):\n    assert not x.is_cuda\n", []),  # true on a TPU
+        ("def f(x):\n    assert x.is_cuda or x.is_cpu\n", []),  # either may hold
+    ],
+)
+def test_an_assert_that_a_tensor_is_on_cuda_is_must_change(real, code, where):
+    assert scan(real, code, "assert-is-cuda") == where
+
+
+@pytest.mark.parametrize(
+    "code, where",
+    [
+        ("import torch\ng = torch.compile(f, dynamic=True)\n", [(2, 22)]),
+        ("import torch\ng = torch.compile(\n    f,\n    dynamic=True,\n)\n", [(4, 5)]),  # at the argument
+        ("import torch\ng = torch.compile(f, dynamic=False)\n", []),
+        ("import torch\ng = torch.compile(f)\n", []),
+        ("import torch\nx = torch.zeros(2)\ng = other.compile(f, dynamic=True)\n", []),  # not torch's
+    ],
+)
+def test_compile_with_dynamic_true_is_reported_at_the_argument(real, code, where):
+    assert scan(real, code, "compile-dynamic") == where
+
+
+QUANT = """\
+    from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+    def load(args):
+        config = BitsAndBytesConfig(
+            load_in_4bit=True,
+            bnb_4bit_quant_type="nf4",
+        )
+        return AutoModelForCausalLM.from_pretrained("m", load_in_8bit=True, quantization_config=config)
+    """
+
+
+def test_a_bitsandbytes_config_is_reported_once_at_the_call_and_loading_at_its_keyword(real):
+    assert scan(real, QUANT, "bnb-quantization-config") == [(4, 14)]
+    assert scan(real, QUANT, "load-in-4bit") == []  # the config's finding speaks for its keywords
+    assert scan(real, QUANT, "load-in-8bit") == [(8, 54)]
+
+
+def test_no_quantization_finding_without_bitsandbytes(real):
+    code = "from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('m', load_in_8bit=False)\n"
+    assert scan(real, code, "load-in-8bit") == [] and scan(real, code, "bnb-quantization-config") == []
