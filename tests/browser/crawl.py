@@ -23,6 +23,7 @@ class Visit:
     console: list[str] = field(default_factory=list)
     violations: list[dict] = field(default_factory=list)
     error: str | None = None
+    seconds: float = 0.0
 
 
 # axe-core reports each passing node too, with a unique selector built for it: half of its time on the
@@ -89,6 +90,7 @@ def crawl_pages(browser, origin: str, paths: list[str], name: str) -> list[Visit
     for path in paths:
         visit = Visit(path)
         current.append(visit)
+        began = time.perf_counter()
         try:
             response = page.goto(f"{origin}/{path}", wait_until="load")
             visit.status = response.status if response else None
@@ -100,12 +102,15 @@ def crawl_pages(browser, origin: str, paths: list[str], name: str) -> list[Visit
             page.wait_for_load_state("networkidle")
         except PlaywrightError as exc:
             visit.error = str(exc).splitlines()[0]
+        visit.seconds = round(time.perf_counter() - began, 2)
         visits.append(visit)
     current.clear()
     page.close()
     ctx.close()
     took = time.perf_counter() - start
     report("pages", f"{name}: {len(visits)} pages visited in {took:.1f} s, {sum(v.requests for v in visits)} requests")
+    slow = sorted(visits, key=lambda v: -v.seconds)[:3]
+    report("pages", f"{name}, slowest: " + ", ".join(f"{v.path or '/'} {v.seconds:.1f} s" for v in slow))
     write_artifact(f"browser-pages-{name.replace(' ', '-')}.json", [v.__dict__ for v in visits])
     return visits
 
