@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from .crawl import half_of_the_pages
+from .crawl import PRINT_PARTS, half_of_the_pages
 from .support import report
 
 visited, crawl = half_of_the_pages(0)  # this file's pages: every other one, from the first
@@ -20,6 +20,7 @@ def test_every_built_page_was_visited(crawl, visited):
     assert not broken, "pages that did not load:\n" + "\n".join(broken)
     assert len(crawl) >= 2
     assert all(v.requests for v in crawl), "requests were not recorded: the checks below are void"
+    assert all(v.dark for v in crawl if not v.path.startswith(PRINT_PARTS)), "a page was not checked dark"
 
 
 def test_zero_requests_outside_the_sites_origin(crawl, origin):
@@ -49,7 +50,7 @@ def test_no_accessibility_violation(crawl):
     report(
         "accessibility",
         f"axe-core on {len(crawl)} pages (all rules light, colour rules dark "
-        "too): "
+        "too but on the print parts): "
         + (", ".join(f"{n} {impact}" for impact, n in sorted(impacts.items())) or "no violations")
         + " (rule-page pairs)",
     )
