@@ -73,3 +73,22 @@ def test_a_bitsandbytes_config_is_reported_once_at_the_call_and_loading_at_its_k
 def test_no_quantization_finding_without_bitsandbytes(real):
     code = "from transformers import AutoModelForCausalLM\nm = AutoModelForCausalLM.from_pretrained('m', load_in_8bit=False)\n"
     assert scan(real, code, "load-in-8bit") == [] and scan(real, code, "bnb-quantization-config") == []
+
+
+@pytest.mark.parametrize("helper", ["print0", "print_rank_0", "rank0_print", "rank_zero_info", "master_print"])
+def test_a_cuda_comparison_that_only_guards_a_rank_zero_print_is_no_finding(real, helper):
+    code = f"""\
+        import torch
+        def setup(device_type, fp8):
+            if device_type != "cuda":
+                {helper}("fp8 needs CUDA: ignored")
+            if device_type == "cuda":
+                torch.backends.cudnn.benchmark = True
+        """
+    assert [line for line, _ in scan(real, code, "cuda-compare")] == [5]
+
+
+@pytest.mark.parametrize("helper", ["printer", "print_model", "main", "log_softmax"])
+def test_a_call_named_like_a_print_but_not_one_still_counts(real, helper):
+    code = f'import torch\ndef f(device_type, x):\n    if device_type != "cuda":\n        {helper}(x)\n'
+    assert [line for line, _ in scan(real, code, "cuda-compare")] == [3]

@@ -20,6 +20,7 @@ picks what the TPU needs too, so it stays must-change."""
 from __future__ import annotations
 
 import ast
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
@@ -188,6 +189,17 @@ def soften_short_circuited(
 
 
 _LOG_CALLS = frozenset({"print", "debug", "info", "warning", "warn", "error", "exception", "critical", "log"})
+# The rank-0 print helpers training code defines for itself (print0, print_rank_0, rank0_print,
+# rank_zero_info, master_print): they print on one rank, and compute nothing.
+_RANK_LOG = re.compile(
+    r"(?:print|log|info|warn(?:ing)?)_?(?:rank_?0|rank_zero|0|master|main)"
+    r"|(?:rank_?0|rank_zero|master|main)_?(?:print|log|info|warn(?:ing)?)"
+)
+
+
+def _log_name(name: str) -> bool:
+    """Whether a call of ``name`` only writes a message."""
+    return name in _LOG_CALLS or _RANK_LOG.fullmatch(name) is not None
 
 
 def soften_logged(
@@ -208,7 +220,7 @@ def soften_logged(
             if isinstance(node, ast.Call):
                 func = node.func
                 name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-                if name in _LOG_CALLS:
+                if _log_name(name):
                     spans += _spans([*node.args, *(k.value for k in node.keywords)])
     return [
         f._replace(severity="info") if f.rule in attributes and _inside(spans, f.line, f.column, line) else f
@@ -288,7 +300,7 @@ def _logs_only(body: list[ast.stmt]) -> bool:
         call = st.value if isinstance(st, ast.Expr) else None
         func = call.func if isinstance(call, ast.Call) else None
         name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if name not in _LOG_CALLS:
+        if not _log_name(name):
             return False
     return bool(body)
 
