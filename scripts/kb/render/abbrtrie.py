@@ -33,10 +33,15 @@ def flat_pattern(keys: tuple[str, ...]) -> str:
 
 @lru_cache(maxsize=16)
 def abbr_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
+    """:func:`trie_pattern`, compiled (once for the same keys: a serve rebuild's pages reuse it)."""
+    return re.compile(trie_pattern(keys))
+
+
+def trie_pattern(keys: tuple[str, ...]) -> str:
     """A pattern with the matches of :func:`flat_pattern` (``finditer`` finds the same spans), in
     the shape of a trie; the flat one when a key is empty or the trie is too deep to nest."""
     if not keys or "" in keys:
-        return re.compile(flat_pattern(keys))
+        return flat_pattern(keys)
     root: dict[str, Any] = {}
     for key in keys:
         node = root
@@ -44,8 +49,8 @@ def abbr_pattern(keys: tuple[str, ...]) -> re.Pattern[str]:
             node = node.setdefault(ch, {})
         node[_END] = True
     if _depth(root) > MAX_DEPTH:
-        return re.compile(flat_pattern(keys))
-    return re.compile("\\b" + _branches(root))
+        return flat_pattern(keys)
+    return "\\b" + _branches(root)
 
 
 def _depth(root: dict[str, Any]) -> int:
