@@ -6,7 +6,8 @@
   python benchmarks/bench.py weight [--site DIR] [--print]  each built page's HTML size against its limit
   python benchmarks/bench.py scale [--sizes 40,1000,3000] [--profile] [--keep DIR]
                                                          the handbook grown to N pages, built as published
-  python benchmarks/bench.py glossary [--terms 10000,100000] [--build]  a glossary of N terms: what it costs
+  python benchmarks/bench.py glossary [--terms 10000,100000] [--build [--runs 3] [--write]]
+                                                         a glossary of N terms: what it costs
   python benchmarks/bench.py kbedit [--tables figures,claims]  pages rendered again under serve per table edit
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
@@ -256,10 +257,36 @@ def bench_scale(sizes: list[int], limit: float, profile: bool, keep: Path | None
     scalebench.run(sizes, limit, profile, keep)
 
 
-def bench_glossary(terms: list[int], limit: float, whole_build: bool) -> None:
+def bench_glossary(terms: list[int], limit: float, whole_build: bool, runs: int, write: bool) -> None:
     import scalebench
 
-    (scalebench.glossary_build if whole_build else scalebench.glossary)(terms, limit)
+    if write and (not whole_build or terms != [10_000]):
+        sys.exit("glossary --write: expected --build --terms 10000 (the speed table records 10,000 terms)")
+    if not whole_build:
+        scalebench.glossary(terms, limit)
+        return
+    added = scalebench.glossary_build(terms, limit, runs)
+    if write:
+        record_glossary(added[10_000], runs)
+
+
+def record_glossary(added: list[float], runs: int) -> None:
+    """The CPU 10,000 terms added, run by run, as the glossary-build record of docs/data/speed.yml."""
+    import datetime
+
+    import editbench
+    import scalebench
+    from peers import machine
+
+    if not added:
+        sys.exit("glossary --write: no build with the terms finished, so nothing was recorded")
+    command = f"{GLOSSARY_COMMAND} --runs {runs} --write"
+    record = scalebench.glossary_speed_record(added, command, datetime.date.today().isoformat(), machine())
+    editbench.write_run(editbench.SPEED_FILE, record)
+    print(f"recorded in {editbench.SPEED_FILE.relative_to(ROOT)}")
+
+
+GLOSSARY_COMMAND = "PYTHONPATH=scripts .venv/bin/python benchmarks/bench.py glossary --build --terms 10000"
 
 
 def main() -> None:
@@ -286,6 +313,8 @@ def main() -> None:
     f.add_argument("--terms", default="2000,10000,100000", help="glossary sizes, comma-separated")
     f.add_argument("--limit", type=float, default=240, help="stop a size after this many seconds")
     f.add_argument("--build", action="store_true", help="time whole builds of the handbook with the terms added")
+    f.add_argument("--runs", type=int, default=1, help="with --build: pairs of builds (plain, with the terms) per size")
+    f.add_argument("--write", action="store_true", help="with --build --terms 10000: record in docs/data/speed.yml")
     g = sub.add_parser("kbedit")
     g.add_argument("--tables", default="figures,claims,glossary,sources", help="tables to edit, comma-separated")
     args = parser.parse_args()
@@ -296,7 +325,7 @@ def main() -> None:
     elif args.what == "scale":
         bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep)
     elif args.what == "glossary":
-        bench_glossary([int(n) for n in args.terms.split(",")], args.limit, args.build)
+        bench_glossary([int(n) for n in args.terms.split(",")], args.limit, args.build, args.runs, args.write)
     elif args.what == "sitecheck":
         bench_sitecheck(args.pages, args.runs)
     elif args.what == "scan":

@@ -10,7 +10,9 @@ cumulative time, proportions only: the profiler slows every call).
 the terms each page uses (render._used_terms, which also builds the term index once), in a child
 process per size, stopped at ``--limit`` seconds so that a slow size can't hang the bench. With
 ``--build``: whole builds of the handbook as is and with N generated terms in its glossary, wall
-and CPU time (the CPU time is what the terms cost; the wall time also counts the other tenants).
+and CPU time (the CPU time is what the terms cost; the wall time also counts the other tenants);
+with ``--write``, the CPU 10,000 terms added, over ``--runs`` pairs of builds, is recorded in
+docs/data/speed.yml (:func:`glossary_speed_record`), which about/performance.md shows.
 """
 
 from __future__ import annotations
@@ -20,11 +22,13 @@ import os
 import pstats
 import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from peer_site import generate
 
@@ -146,26 +150,42 @@ def _glossary_record(k: int) -> str:
     )
 
 
-def glossary_build(sizes: list[int], limit: float) -> None:
+def _glossary_project(project: Path, n: int) -> Path:
+    """A copy of the real handbook with ``n`` generated terms added to its glossary."""
+    for name in ("docs", "snippets", "overrides", "scripts"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("mkdocs.yml", "torch-tpu.pin", "frameworks.pin"):
+        shutil.copy2(ROOT / name, project / name)
+    for part in range(0, n, 2_000):  # a file holds at most 50,000 values: parts of 2,000 terms
+        records = "".join(_glossary_record(k) for k in range(part, min(n, part + 2_000)))
+        (project / "docs" / "data" / f"glossary.bench-{part // 2_000:03d}.yml").write_text(records, "utf-8")
+    return project
+
+
+def glossary_build(sizes: list[int], limit: float, runs: int = 1) -> dict[int, list[float]]:
     """The real handbook built as is and with N generated terms added to its glossary (the glossary
-    page and the printable handbook list them all)."""
-    first: float | None = None
-    for n in [0, *sizes]:
-        with tempfile.TemporaryDirectory() as tmp:
-            project = Path(tmp) / "p"
-            for name in ("docs", "snippets", "overrides", "scripts"):
-                shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
-            for name in ("mkdocs.yml", "torch-tpu.pin", "frameworks.pin"):
-                shutil.copy2(ROOT / name, project / name)
-            for part in range(0, n, 2_000):  # a file holds at most 50,000 values: parts of 2,000 terms
-                records = "".join(_glossary_record(k) for k in range(part, min(n, part + 2_000)))
-                (project / "docs" / "data" / f"glossary.bench-{part // 2_000:03d}.yml").write_text(records, "utf-8")
-            took = _build(project, limit, None)
-            if took is None:
-                print(f"+{n} terms: the build stopped after {limit:.0f} s", flush=True)
-                continue
-            first = took[0] if first is None else first
-            print(f"+{n} terms: build {took[0]:.1f} s wall, {took[1]:.1f} s CPU (+{took[0] - first:.1f} s)", flush=True)
+    page and the printable handbook list them all), ``runs`` times each, each size's build paired
+    with the plain build before it. For each size: the CPU seconds the terms added, run by run."""
+    added: dict[int, list[float]] = {n: [] for n in sizes}
+    with tempfile.TemporaryDirectory() as tmp:
+        projects = {n: _glossary_project(Path(tmp) / f"p{n}", n) for n in [0, *sizes]}
+        for _ in range(runs):
+            plain = _build(projects[0], limit, None)
+            if plain is None:
+                sys.exit(f"the plain build stopped after {limit:.0f} s")
+            print(f"+0 terms: build {plain[0]:.1f} s wall, {plain[1]:.1f} s CPU", flush=True)
+            for n in sizes:
+                took = _build(projects[n], limit, None)
+                if took is None:
+                    print(f"+{n} terms: the build stopped after {limit:.0f} s", flush=True)
+                    continue
+                added[n].append(took[1] - plain[1])
+                print(
+                    f"+{n} terms: build {took[0]:.1f} s wall, {took[1]:.1f} s CPU "
+                    f"(+{took[1] - plain[1]:.1f} s CPU, +{took[0] - plain[0]:.1f} s wall)",
+                    flush=True,
+                )
+    return added
 
 
 def glossary(sizes: list[int], limit: float) -> None:
@@ -230,3 +250,27 @@ def kb_edit(tables: list[str]) -> None:
             f"validation {r['seconds']:.2f} s",
             flush=True,
         )
+
+
+GLOSSARY_TARGET_S = 1.0  # issue 39: a 10,000-term glossary adds at most 1 s to a build
+
+
+def glossary_speed_record(added: list[float], command: str, day: str, machine: str) -> dict[str, Any]:
+    """The CPU 10,000 terms added to a build, as a record of the KB's speed table (kb.core.schema.SpeedRun)."""
+    return {
+        "id": f"glossary-build-{day}",
+        "what": "glossary-build",
+        "measured": day,
+        "machine": machine,
+        "command": command,
+        "runs": len(added),
+        "median_s": round(statistics.median(added), 2),
+        "min_s": round(min(added), 2),
+        "max_s": round(max(added), 2),
+        "target_s": GLOSSARY_TARGET_S,
+        "note": (
+            "CPU time of a clean strict build of the handbook with 10,000 generated glossary terms, minus "
+            "that of the handbook as is, built just before it; load average over the last minute at the end "
+            f"of the run: {os.getloadavg()[0]:.2f}."
+        ),
+    }

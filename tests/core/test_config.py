@@ -55,7 +55,9 @@ def test_validating_a_project_reads_each_config_file_once(mini: Path, opened: li
 def test_a_build_reads_them_once_for_every_check(mini: Path, opened: list[str]):
     """The hook's order: on_config (settings), on_pre_build (validation), on_nav (reading path)."""
     root = make_project(mini)
-    config = SimpleNamespace(config_file_path=str(root / MAIN), repo_url=None, edit_uri=None, site_url=None, extra={})
+    config = SimpleNamespace(
+        config_file_path=str(root / MAIN), repo_url=None, edit_uri=None, site_url=None, extra={}, markdown_extensions=[]
+    )
     build = Build()
     opened.clear()
     build.check_config(config)

@@ -609,10 +609,11 @@ class Benchmark(Noted):
     ratios: list[BenchRatio]
 
 
-# ---- Speed runs: the wiki's own speed, measured by this repository (benchmarks/editbench.py --write) ----
+# ---- Speed runs: the wiki's own speed, measured by this repository (benchmarks/editbench.py --write,
+# benchmarks/bench.py glossary --build --write) ----
 # Like a benchmark run, their source is the run itself: the date, the machine and the command.
 
-SpeedTimed = Literal["edit-to-reload"]
+SpeedTimed = Literal["edit-to-reload", "glossary-build"]
 
 
 class SpeedRun(Noted):

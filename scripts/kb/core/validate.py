@@ -40,11 +40,11 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
     return problems
 
 
-# Every glossary term is a tooltip, and the glossary page uses them all: Markdown's abbr extension
-# tries one pattern of all of a page's terms on each text of the page, and finds each table row's
-# place by a linear search of its siblings, so that page costs the square of the terms. 10,000
-# terms added about 13 s of CPU to a build (bench.py glossary --build); that page's share grows with
-# the square, so 100,000 terms would cost it about a hundred times as much.
+# Every glossary term is a tooltip, and a row of the glossary page and of the printable handbook,
+# so each term adds to every build and to those pages' weight (about 280 bytes of HTML a page). The
+# cost grows linearly (the abbr extension's pattern is trie-shaped, kb/render/abbrtrie.py): 10,000
+# terms added about 6 s of CPU to a build and 100,000 about 70 s (bench.py glossary --build; before
+# the trie, the glossary page's share grew with the square of the terms).
 MAX_GLOSSARY_TERMS = 20_000
 
 
@@ -58,8 +58,8 @@ def _glossary_size(kb: KB) -> list[Problem]:
             rec.path,
             rec.line,
             f"{rec.where()}: the glossary has {len(records):,} terms (expected at most {MAX_GLOSSARY_TERMS:,}: "
-            "every term is a tooltip, and the glossary page, which uses them all, takes time that grows "
-            "with the square of their number; keep the terms readers meet in the handbook)",
+            "every term is a tooltip and a row of the glossary page and the printable handbook, so each "
+            "adds to every build and to those pages' weight; keep the terms readers meet in the handbook)",
         )
     ]
 

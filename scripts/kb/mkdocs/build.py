@@ -22,6 +22,7 @@ from ..core.config import SiteConfig, read_config
 from ..core.errors import Problem, format_problems
 from ..core.yamlload import YAMLProblem, decode
 from ..pages.pages import split_front_matter
+from ..render.abbrtrie import TrieAbbrExtension
 from ..render.postprocess import fix_html
 from ..render.printpage import PRINT_PAGES, Section, build_print, part_of
 from ..render.readingpath import link_reading_path
@@ -159,6 +160,7 @@ class Build:
         fail(check_settings(config.repo_url, config.edit_uri, text, config.site_url), "site and Git host settings")
         if not config.repo_url:
             config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
+        config.markdown_extensions.append(TrieAbbrExtension())  # the abbr tooltips, matched by a trie
         return config
 
     def follow_reading_path(self, nav: Any, config: Any) -> Any:
