@@ -92,3 +92,31 @@ def test_a_cuda_comparison_that_only_guards_a_rank_zero_print_is_no_finding(real
 def test_a_call_named_like_a_print_but_not_one_still_counts(real, helper):
     code = f'import torch\ndef f(device_type, x):\n    if device_type != "cuda":\n        {helper}(x)\n'
     assert [line for line, _ in scan(real, code, "cuda-compare")] == [3]
+
+
+DEVICE_MODULE = """\
+    import torch
+
+    def torch_device(name):
+        return getattr(torch, name)
+
+    def device_id(name):
+        return torch_device(name).current_device()
+
+    def setup(local_rank, device_type):
+        module = torch.get_device_module(device_type)
+        module.set_device(local_rank)
+        torch.accelerator.synchronize()
+        torch_device(device_type).manual_seed(0)
+        getattr(torch, "cuda").synchronize()
+        getattr(other, device_type).synchronize()
+        return getattr(torch, device_type).device_count()
+    """
+
+
+def test_an_internal_call_on_a_device_module_picked_by_name_is_must_change(real):
+    """The module of whichever device runs (getattr(torch, name), torch.get_device_module, or what a
+    function of the file returns of them): on a TPU it is torch.tpu, whose current_device, set_device
+    and device_count raise. manual_seed is not internal; getattr of a written-out name, or of
+    another module, is no device module."""
+    assert scan(real, DEVICE_MODULE, "device-module-call") == [(7, 12), (11, 5), (16, 12)]

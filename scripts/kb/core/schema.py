@@ -320,6 +320,7 @@ Detector = Literal[
     "cpu-else-cuda",
     "is-cuda-test",
     "assert-is-cuda",
+    "device-module-call",
     "cuda-sources",
     "nvidia-smi",
     "local-cuda-module",

@@ -78,6 +78,7 @@ from .scanhost import on_host
 from .scannames import (
     AUTOCAST,
     CUDAGRAPH_MODES,
+    DEVICE_MODULE,
     POSITIONAL,
     RANK_FORMATTED,
     RANK_INDEX,
@@ -104,6 +105,12 @@ _DEVICE_CALLS = frozenset({"to", "autocast"})  # device_strings looks at these c
 _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator.set_device_idx", "torch.cuda.device"})
 # device_strings reads these calls' first argument as a device (set_device(args.gpu): a rank index kept there)
 _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST, *_SET_INDEX, "torch.cuda.set_device"})
+# The functions of a device module that torch-tpu 0.2.0 keeps internal: called from user code on
+# torch.tpu they raise (docs/data/errors.yml, legacy-device-api).
+_INTERNAL_DEVICE_CALLS = frozenset(
+    {"device_count", "is_available", "current_device", "set_device", "synchronize", "current_stream", "set_stream"}
+    | {"device", "initial_seed", "get_rng_state"}
+)
 _LITERAL_DETECTORS: tuple[Detector, ...] = (
     "cuda-device-string",
     "cuda-compare",
@@ -499,6 +506,9 @@ class Visitor:
                 s.quiet.add(id(node.args[0]))
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
+        if method and name in _INTERNAL_DEVICE_CALLS and "device-module-call" in self.det:
+            if DEVICE_MODULE in s.values(func.value, scope).known:  # type: ignore[attr-defined]  # a method
+                s.detect("device-module-call", node)
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)

@@ -33,6 +33,7 @@ _STATEMENT_BLOCKS = {kind: tuple(n for n in _BLOCKS if n in kind._fields) for ki
 CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{}".format(n)
 RANK_FORMATTED = "?:rank"  # the value of f"{kind}:{rank}"
 RANK_INDEX = "?rank"  # the value of a device index computed from the rank (rank % n)
+DEVICE_MODULE = "?module"  # the value of getattr(torch, device_type) or torch.get_device_module(...)
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 # Positional arguments that count as a keyword for ``keyword`` rules.
 POSITIONAL: dict[str, tuple[str, ...]] = {
@@ -454,6 +455,8 @@ class FileScan:
             return Values((node.value,), origins=(node,))
         if isinstance(node, ast.JoinedStr) and (text := plain_fstring(node)):
             return Values((text.value,), origins=(text,))
+        if isinstance(node, ast.Call) and self.device_module(node):  # getattr(torch, device_type)
+            return Values((DEVICE_MODULE,), origins=(node,))
         if isinstance(node, ast.BinOp) and rank_expr(node):  # device = rank % torch.cuda.device_count()
             return Values((RANK_INDEX,), origins=(node,))
         if builds_cuda(node):
@@ -490,6 +493,13 @@ class FileScan:
             v = _union([self.values(e, s, depth + 1) for e, s in found])
             return Values(v.known, v.unknown, True, v.origins)
         return Values(unknown=True)
+
+    def device_module(self, node: ast.Call) -> bool:
+        """``getattr(torch, name)`` with a name not written out, or ``torch.get_device_module(...)``: the
+        module of whichever device type the code runs on (torch.cuda on a GPU, torch.tpu on a TPU)."""
+        if isinstance(node.func, ast.Name) and node.func.id == "getattr" and len(node.args) >= 2:
+            return self.resolve(node.args[0])[0] == "torch" and not isinstance(node.args[1], ast.Constant)
+        return self.resolve(node.func)[0] == "torch.get_device_module"
 
     def members(self, node: ast.Attribute, scope: Scope) -> list[tuple[ast.expr | None, Scope]]:
         """What ``self.attr`` is set to in the methods of the class whose method reads it (``self``
