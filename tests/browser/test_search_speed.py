@@ -156,14 +156,19 @@ def test_search_answers_when_the_early_worker_is_ready_before_materials_bundle(n
 
 
 REWRITES = {
-    "torchrun --nproc_per_node": "torchrun nproc_per_node",  # a leading '-' excludes a word in lunr
-    "--fix": "fix",
-    "a:b c^2 d~1 e* +f": "b c 2^1 d 1^1 e f",  # "a" is a stop word
+    # a leading '-' excludes a word in lunr; a word the index holds as one token is also searched as
+    # typed, with a boost (^3), so "bool" ranks "bool dtype" above "boolean dtypes"
+    "torchrun --nproc_per_node": "torchrun torchrun^3 nproc_per_node",
+    "--fix": "fix fix^3",
+    "a:b c^2 d~1 e* +f": "b c 2^1 d 1^1 e f",  # "a" is a stop word; one letter is no word to boost
     "torch-tpu": "torch-tpu",  # a hyphen inside a word stays
     "TORCH_TPU_": "TORCH^1 TPU^1",
-    "recompilation recompiles recompile": "recompil recompil recompil",
-    # stop words ("cannot", "to") go, a value is exact, an English ending is cut
-    "ValueError: Cannot set TPU device to index 1, current": "ValueError set TPU devic index 1^1 current",
+    "recompilation recompiles recompile": "recompil recompilation^3 recompil recompiles^3 recompil recompile^3",
+    # stop words ("cannot", "to") go, a value is exact, an English ending is cut; ValueError and TPU are
+    # two tokens and one capital word of the index: searched only as prefixes
+    "ValueError: Cannot set TPU device to index 1, current": (
+        "ValueError set set^3 TPU devic device^3 index index^3 1^1 current current^3"
+    ),
     "how to": "to",  # the last word may be half typed: kept
 }
 

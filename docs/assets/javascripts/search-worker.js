@@ -17,6 +17,9 @@
  *      words, not as prefixes that rank every word starting with "torch" (torchrun) first.
  *    - Stop words go (lunr leaves them out of the index, but as prefixes "a*" and "in*" they
  *      matched every word starting so), except the last word, which may be half typed.
+ *    - A word the index holds as one token is also searched as typed, with a boost: as a prefix
+ *      only, "bool" found "boolean dtypes are not supported" as well as "bool dtype is not
+ *      supported", and the longer heading could come first.
  * 2. Ranking: Material turns lunr's length normalisation off (b = 0), so a long heading that
  *    repeats a pasted message's common words outranked the short heading that is that message.
  *    A little of it is turned back on (LENGTH_WEIGHT).
@@ -37,6 +40,10 @@
   "use strict";
 
   var LENGTH_WEIGHT = 0.3; // lunr's b: 0 ignores a field's length, 1 divides by it in full
+  var EXACT_BOOST = 3; // a word found as typed, not only as the start of a longer one
+  // A word the index holds as one token (no digit, underscore or inner capital, which its separator
+  // splits on): only such a word can be found as typed.
+  var ONE_TOKEN = /^[A-Za-z][a-z]{2,}$/;
   var SETUP = 0; // Material's SearchMessageType
   var READY = 1;
   var QUERY = 2;
@@ -77,7 +84,8 @@
       .filter(function (word, i) { return i === words.length - 1 || !isStopWord(word); })
       .map(function (word) {
         if (/^\d+\.?$/.test(word)) return word.replace(".", "") + "^1";
-        return /\w_$/.test(word) ? namePrefix(word) : stem(word);
+        if (/\w_$/.test(word)) return namePrefix(word);
+        return ONE_TOKEN.test(word) ? stem(word) + " " + word.toLowerCase() + "^" + EXACT_BOOST : stem(word);
       })
       .join(" ");
   }
