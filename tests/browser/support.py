@@ -90,12 +90,20 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that drops a request (a test navigating away mid-load) is no server error: only
+        other errors are printed, as the base class prints them."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class SiteServer:
     """The built site over http on 127.0.0.1, on a free port, in a background thread."""
 
     def __init__(self, site: Path, port: int = 0):
         handler = functools.partial(_QuietHandler, directory=str(site))
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.httpd = _Server(("127.0.0.1", port), handler)
         self.httpd.daemon_threads = True
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
