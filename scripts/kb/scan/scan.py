@@ -279,19 +279,19 @@ class Visitor:
     def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         kind = type(node)
         fields = _FIELDS.get(kind) or _fields(kind)
-        walk = _WALK
+        dispatch = _DISPATCH  # what visit() would call, looked up here: no call of visit() per child
         lits = self.lits
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
                     t = type(item)
-                    if t in walk:
-                        self.visit(item, scope, loop)
+                    if (handler := dispatch.get(t)) is not None:
+                        handler(self, item, scope, loop)
                     elif lits and t is _CONSTANT:
                         self.literal(item)
-            elif type(value) in walk:
-                self.visit(value, scope, loop)  # type: ignore[arg-type]  # a node: its type is in _WALK
+            elif (handler := dispatch.get(type(value))) is not None:
+                handler(self, value, scope, loop)
             elif lits and type(value) is _CONSTANT:
                 self.literal(value)
 
@@ -979,6 +979,10 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.DictComp: Visitor.comprehension,
     ast.Import: Visitor.import_node,
     ast.ImportFrom: Visitor.import_node,
+}
+# Every node type worth visiting -> what visit() calls for it (children() when it has no handler).
+_DISPATCH: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
+    t: _HANDLERS.get(t, Visitor.children) for t in _WALK
 }
 
 
