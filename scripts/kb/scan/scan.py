@@ -1049,6 +1049,8 @@ def _scan(
         place = (f.line, f.column)
         narrowest[place] = max(narrowest.get(place, -1), broad.get(f.rule, 1 << 30))
     kept = [f for f in findings if f.rule not in broad or broad[f.rule] >= narrowest[(f.line, f.column)]]
+    if not kept:  # the passes below only change or drop findings (most files have none: no text search)
+        return kept, state
     if "is_available" in text:
         kept = apply_guards(tree, kept, rules, state.line)
         kept = soften_short_circuited(tree, kept, state.resolve, state.line)
