@@ -134,6 +134,13 @@ def relative(path: str, level: int, module: str | None) -> tuple[str, ...]:
     return parts + tuple(module.split(".")) if module else parts
 
 
+def module_names(paths: list[str]) -> frozenset[tuple[str, ...]]:
+    """Every name a module of these files is matched by (the keys of ``module_tails``): a call or an
+    import whose module is none of them names no scanned file, so ``join`` and ``report_extensions``
+    would drop what a worker sends about it."""
+    return frozenset(parts[-k:] for path in paths for parts in [module_of(path)] for k in range(1, len(parts) + 1))
+
+
 def module_tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
     """The scanned files by each tail of their module name (``misc``, ``util.misc`` for util/misc.py)."""
     tails: dict[tuple[str, ...], list[str]] = {}
