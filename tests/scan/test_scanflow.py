@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import ROOT
-from kb.scan.scanflow import Called, Export, Flows, Passed, Returned, join, module_of, relative
+from kb.scan.scan import scan_flows
+from kb.scan.scanflow import Called, Export, Flows, Passed, Returned, join, module_names, module_of, relative
 from kb.scan.scannames import Finding
 from kb.scan.scanreport import json_report, sarif_report, text_report
 from kb.scan.scanrules import RuleSet, load_rules
@@ -31,6 +32,33 @@ def test_a_file_is_imported_by_its_path_and_a_relative_import_from_its_folder():
     assert relative("repo/pkg/main.py", 1, "engine") == ("repo", "pkg", "engine")
     assert relative("repo/pkg/main.py", 2, "util.misc") == ("repo", "util", "misc")
     assert relative("main.py", 1, None) == ()
+
+
+def test_a_worker_sends_only_the_calls_and_from_imports_of_scanned_modules(real: RuleSet):
+    assert module_names(["r/util/misc.py", "r/pkg/__init__.py"]) == {
+        ("misc",),
+        ("util", "misc"),
+        ("r", "util", "misc"),
+        ("pkg",),
+        ("r", "pkg"),
+    }
+    text = textwrap.dedent("""\
+        import torch
+        from engine import train
+        from other import run
+        from .helpers import put
+        device = torch.device("cuda")
+        train(model, device)
+        run(model, device)
+        put(batch, device)
+        """)
+    _, every = scan_flows(text, "r/main.py", real)
+    _, sent = scan_flows(text, "r/main.py", real, module_names(["r/main.py", "r/engine.py", "r/helpers.py"]))
+    assert sorted(p.function for p in every.passed) == ["put", "run", "train"]
+    assert sorted(p.function for p in sent.passed) == ["put", "train"]  # no file is other.py
+    assert sorted(b.name for b in every.bound) == ["put", "run", "train"]
+    assert sorted(b.name for b in sent.bound) == ["put", "train"]
+    assert sent.imports == every.imports  # every import: a setup.py may build any module as an extension
 
 
 def test_a_value_passed_by_position_or_keyword_gains_the_uses_in_the_other_file():

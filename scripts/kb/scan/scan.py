@@ -97,6 +97,7 @@ from .scannames import (
 from .scanrules import RuleSet, ScanRule
 
 MAX_BYTES = 5_000_000
+Scanned = frozenset[tuple[str, ...]] | None  # the module names of the scanned files (kb.scan.scanflow.module_names)
 _SKIP_FIELDS = frozenset({"ctx", "op", "ops", "type_comment", "annotation", "returns"})
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAVES = frozenset({ast.Name, ast.Constant, ast.Pass, ast.Break, ast.Continue, ast.Global, ast.Nonlocal, type(None)})
@@ -286,19 +287,19 @@ class Visitor:
     def children(self, node: ast.AST, scope: Scope, loop: bool) -> None:
         kind = type(node)
         fields = _FIELDS.get(kind) or _fields(kind)
-        walk = _WALK
+        dispatch = _DISPATCH  # what visit() would call, looked up here: no call of visit() per child
         lits = self.lits
         for name in fields:
             value = getattr(node, name, None)
             if type(value) is list:
                 for item in value:
                     t = type(item)
-                    if t in walk:
-                        self.visit(item, scope, loop)
+                    if (handler := dispatch.get(t)) is not None:
+                        handler(self, item, scope, loop)
                     elif lits and t is _CONSTANT:
                         self.literal(item)
-            elif type(value) in walk:
-                self.visit(value, scope, loop)  # type: ignore[arg-type]  # a node: its type is in _WALK
+            elif (handler := dispatch.get(type(value))) is not None:
+                handler(self, value, scope, loop)
             elif lits and type(value) is _CONSTANT:
                 self.literal(value)
 
@@ -844,9 +845,10 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
     return tuple(out)
 
 
-def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
+def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned = None) -> Flows:
     """What this file exports and passes of device values across modules (kb.scan.scanflow), the imports
-    it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports)."""
+    it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports). Given
+    ``scanned`` (every module name of a scanned file), calls and from-imports of other modules are left out."""
     s.settled = {}  # the walk and its passes are over: the names and values read below no longer change
     exports = []
     for use, name, where_read in s.pending_params:
@@ -862,6 +864,8 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
     written = any(rule in DEVICE_RULES for _, _, rule in s.findings)  # a device value is written here
     for call, scope, path in s.outgoing if written else ():
         where, exact, function = _callee(s, call, path)
+        if scanned is not None and where not in scanned:
+            continue  # no scanned file: join() would drop what it is passed
         given: list[tuple[int, str | None, ast.expr]] = [(i, None, a) for i, a in enumerate(call.args)]
         if any(isinstance(a, ast.Starred) for a in call.args):  # *args: where the rest land is unknown
             given = given[: next(i for i, a in enumerate(call.args) if isinstance(a, ast.Starred))]
@@ -895,22 +899,28 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None) -> Flows:
         library,
         extensions,
         names,
-        _bound(s),
+        _bound(s, scanned),
         (*s.declared,),
     )
 
 
-def _bound(s: FileScan) -> tuple[Bound, ...]:
-    """The names the file's from-imports bind (``from .rope import apply_rope``), each with its calls."""
+def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
+    """The names the file's from-imports bind (``from .rope import apply_rope``), each with its calls;
+    given ``scanned``, only those from a module it holds (a scanned file: report_extensions reads no other)."""
     out = []
     for name, (level, module, imported) in s.relative.items():
-        calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
-        out.append(Bound(relative(s.shown, level, module), True, imported, name, calls))
+        parts = relative(s.shown, level, module)
+        if scanned is None or parts in scanned:
+            calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
+            out.append(Bound(parts, True, imported, name, calls))
     for name, path in s.aliases.items():
         module, _, imported = path.rpartition(".")
-        if module and not module.startswith("torch"):
+        if not module or module.startswith("torch"):
+            continue
+        parts = tuple(module.split("."))
+        if scanned is None or parts in scanned:
             calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
-            out.append(Bound(tuple(module.split(".")), False, imported, name, calls))
+            out.append(Bound(parts, False, imported, name, calls))
     return tuple(out)
 
 
@@ -990,6 +1000,10 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.Import: Visitor.import_node,
     ast.ImportFrom: Visitor.import_node,
 }
+# Every node type worth visiting -> what visit() calls for it (children() when it has no handler).
+_DISPATCH: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
+    t: _HANDLERS.get(t, Visitor.children) for t in _WALK
+}
 
 
 _NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -1018,10 +1032,11 @@ def scan_source(text: str, shown: str, rules: RuleSet, before: str | None = None
     return _scan(text, shown, rules, (was.uses_cuda, was.moves_to_device))[0]
 
 
-def scan_flows(text: str, shown: str, rules: RuleSet) -> tuple[list[Finding], Flows]:
-    """scan_source, and what the file passes to or reads from other modules as a device."""
+def scan_flows(text: str, shown: str, rules: RuleSet, scanned: Scanned = None) -> tuple[list[Finding], Flows]:
+    """scan_source, and what the file passes to or reads from other modules as a device (only to the
+    modules ``scanned`` holds, when given: kb.scan.scanflow.module_names of the scanned files)."""
     kept, state = _scan(text, shown, rules)
-    return kept, file_flows(state, kept)
+    return kept, file_flows(state, kept, scanned)
 
 
 def _scan(
@@ -1055,6 +1070,8 @@ def _scan(
         place = (f.line, f.column)
         narrowest[place] = max(narrowest.get(place, -1), broad.get(f.rule, 1 << 30))
     kept = [f for f in findings if f.rule not in broad or broad[f.rule] >= narrowest[(f.line, f.column)]]
+    if not kept:  # the passes below only change or drop findings (most files have none: no text search)
+        return kept, state
     if "is_available" in text:
         kept = apply_guards(tree, kept, rules, state.line)
         kept = soften_short_circuited(tree, kept, state.resolve, state.line)
@@ -1121,15 +1138,17 @@ def scan_file(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], li
     return findings, problems
 
 
-def scan_file_flows(path: Path, shown: str, rules: RuleSet) -> tuple[list[Finding], list[Problem], Flows, str]:
-    """scan_file, the file's flows across modules (none when it was skipped) and the SHA-256 of the
-    bytes scanned (what ``--fix`` checks before it writes)."""
+def scan_file_flows(
+    path: Path, shown: str, rules: RuleSet, scanned: Scanned = None
+) -> tuple[list[Finding], list[Problem], Flows, str]:
+    """scan_file, the file's flows across modules (none when it was skipped; ``scanned`` as in
+    scan_flows) and the SHA-256 of the bytes scanned (what ``--fix`` checks before it writes)."""
     raw, text, problems = read_source(path, shown)
     if text is None:
         return [], problems, Flows(shown), ""
     sha = hashlib.sha256(raw).hexdigest()
     try:
-        findings, flows = scan_flows(text, shown, rules)
+        findings, flows = scan_flows(text, shown, rules, scanned)
         return findings, [], flows, sha
     except SyntaxError as exc:
         return [], [Problem(shown, exc.lineno or 1, f"does not parse: {exc.msg}; skipped")], Flows(shown), sha

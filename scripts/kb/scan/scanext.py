@@ -149,14 +149,18 @@ def _names(flows: list[Flows], tails: dict[tuple[str, ...], list[str]]) -> dict[
     """The CUDA-only names of each file: its own wrappers, and those it imports from another file
     (an ``__init__.py`` that re-exports one)."""
     names = {fl.path: set(fl.cuda_names) for fl in flows if fl.cuda_names}
+    every = set().union(*names.values())  # a name no file has can't match: its module is not looked up
     for _ in range(4):  # re-exports of re-exports
         grew = False
         for fl in flows:
             for b in fl.bound:
+                if b.name not in every:
+                    continue
                 there = file_of(tails, fl.path, b.module, b.exact)
                 mine = names.setdefault(fl.path, set())
                 if there is not None and b.name in names.get(there, ()) and b.bound not in mine:
                     mine.add(b.bound)
+                    every.add(b.bound)
                     grew = True
         if not grew:
             break
@@ -196,10 +200,13 @@ def report_extensions(findings: list[Finding], flows: list[Flows], rules: RuleSe
     if rule is None:
         return findings, flows
     names = _names(flows, tails)
+    every = set().union(*names.values())
     taken = {(f.path, f.line) for f in findings}
     extra = []
     for fl in flows:
         for b in fl.bound:
+            if b.name not in every:
+                continue  # no file has that name: it calls no extension
             there = file_of(tails, fl.path, b.module, b.exact)
             if there is None or b.name not in names.get(there, ()):
                 continue

@@ -134,6 +134,13 @@ def relative(path: str, level: int, module: str | None) -> tuple[str, ...]:
     return parts + tuple(module.split(".")) if module else parts
 
 
+def module_names(paths: list[str]) -> frozenset[tuple[str, ...]]:
+    """Every name a module of these files is matched by (the keys of ``module_tails``): a call or an
+    import whose module is none of them names no scanned file, so ``join`` and ``report_extensions``
+    would drop what a worker sends about it."""
+    return frozenset(parts[-k:] for path in paths for parts in [module_of(path)] for k in range(1, len(parts) + 1))
+
+
 def module_tails(flows: list[Flows]) -> dict[tuple[str, ...], list[str]]:
     """The scanned files by each tail of their module name (``misc``, ``util.misc`` for util/misc.py)."""
     tails: dict[tuple[str, ...], list[str]] = {}
@@ -163,10 +170,13 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
             if inner:
                 only[fl.path] = f"it imports `{inner[0]}` ({only[inner[0]]})"
     keys = {module_of(p)[-k:] for p in only for k in range(1, len(module_of(p)) + 1)}  # what may name one
+    lasts = {module_of(p)[-1] for p in only if module_of(p)}  # each key ends with one: no other import can match
     taken = {(f.path, f.line) for f in findings}
     extra: list[Finding] = []
     for fl in flows:
         for imp in () if fl.kernels else fl.imports:
+            if all(lasts.isdisjoint(m) for m in imp.modules):
+                continue  # no part of it is the last name of a CUDA-only module: most imports
             if not any(m[:k] in keys for m in imp.modules for k in range(1, len(m) + 1)):
                 continue  # names no CUDA-only module nor a package of one: most imports
             there = _first_file(tails, fl.path, imp)

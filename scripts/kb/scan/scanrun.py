@@ -36,7 +36,7 @@ from . import fixtemp, fixwrite
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanext import report_extensions
-from .scanflow import Flows, join, local_modules
+from .scanflow import Flows, join, local_modules, module_names
 from .scannames import Finding
 from .scanreport import concise_report, json_report, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
@@ -47,6 +47,7 @@ FIX_PARALLEL_FROM = 4  # files to fix: each costs a LibCST parse, far more than 
 PROGRESS_FROM = 500
 SITE_URL_ENV = "TORCHTPU_SCAN_SITE_URL"
 _RULES: RuleSet | None = None  # set once per worker process
+_NAMES: frozenset[tuple[str, ...]] | None = None  # the scanned files' module names, set with _RULES
 _IN_FILE = False  # in a fix worker: fixing a file (a signal unwinds it) or not (a signal exits)
 _STOPPING = False  # in a fix worker: a signal is unwinding the file
 _RANK = {"info": 0, "review": 1, "must-change": 2}
@@ -361,9 +362,10 @@ def scan_all(
     flows: list[Flows] = []
     _fewer_collections()
     progress = sys.stderr.isatty() and len(files) >= PROGRESS_FROM
+    names = module_names([shown for _, shown in files])  # what a file's flows may name (kb.scan.scanflow)
     if jobs <= 1 or len(files) < PARALLEL_FROM:
         for i, (path, shown) in enumerate(files):
-            f, p, fl, sums[path] = scan_file_flows(Path(path), shown, rules)
+            f, p, fl, sums[path] = scan_file_flows(Path(path), shown, rules, names)
             findings += f
             problems += p
             flows.append(fl)
@@ -373,7 +375,7 @@ def scan_all(
         size = max(8, min(250, len(files) // (jobs * 32) + 1))  # small chunks: no worker idles long at the end
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         done = 0
-        with _workers(jobs, rules) as pool:
+        with _workers(jobs, rules, names) as pool:
             for f, p, chunk_flows, chunk_sums in pool.imap(_scan_chunk, chunks):
                 findings += f
                 problems += p
@@ -402,13 +404,13 @@ def _fewer_collections() -> None:
 
 
 @contextmanager
-def _workers(jobs: int, rules: RuleSet) -> Iterator[Pool]:
+def _workers(jobs: int, rules: RuleSet, names: frozenset[tuple[str, ...]] | None = None) -> Iterator[Pool]:
     """Worker processes. When the block ends normally they are closed and exit on their own, with
     no signal: twice under load a scan that had its results hung for good, its parent waiting for a
     worker that sat on a futex after the closing SIGTERM (a lock of the task queue, most likely).
     An exception or a signal in this process terminates them (SIGTERM, which they turn into
     SystemExit so their ``finally`` blocks run)."""
-    pool = get_context("fork").Pool(jobs, initializer=_init, initargs=(rules, os.getpid()))
+    pool = get_context("fork").Pool(jobs, initializer=_init, initargs=(rules, os.getpid(), names))
     try:
         yield pool
     except BaseException:
@@ -419,9 +421,9 @@ def _workers(jobs: int, rules: RuleSet) -> Iterator[Pool]:
     pool.join()
 
 
-def _init(rules: RuleSet, parent: int) -> None:
-    global _RULES
-    _RULES = rules
+def _init(rules: RuleSet, parent: int, names: frozenset[tuple[str, ...]] | None = None) -> None:
+    global _RULES, _NAMES
+    _RULES, _NAMES = rules, names
     _fewer_collections()
     signal.signal(signal.SIGTERM, _exit_worker)
     signal.signal(signal.SIGHUP, _exit_worker)
@@ -445,7 +447,7 @@ def _scan_chunk(chunk: list[tuple[str, str]]) -> tuple[list[Finding], list[Probl
     gc.disable()
     try:
         for path, shown in chunk:
-            f, p, fl, sums[path] = scan_file_flows(Path(path), shown, _RULES)
+            f, p, fl, sums[path] = scan_file_flows(Path(path), shown, _RULES, _NAMES)
             findings += f
             problems += p
             flows.append(fl)

@@ -85,6 +85,7 @@ def _leaves(top: Path) -> str:
 def _one_per_file(files: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """Each real file once, as (its real path, the name shown), sorted by that name."""
     seen: set[tuple[int, int]] = set()
+    folders: dict[str, str] = {}
     out = []
     for path, shown in sorted(files, key=lambda f: (os.path.islink(f[0]), f[1])):
         try:
@@ -94,8 +95,20 @@ def _one_per_file(files: list[tuple[str, str]]) -> list[tuple[str, str]]:
             continue
         if (st.st_dev, st.st_ino) not in seen:
             seen.add((st.st_dev, st.st_ino))
-            out.append((os.path.realpath(path), shown))
+            out.append((_real_path(path, folders), shown))
     return sorted(out, key=lambda f: f[1])
+
+
+def _real_path(path: str, folders: dict[str, str]) -> str:
+    """``os.path.realpath(path)``, with the folder of a file that is no symlink resolved once for
+    every file in it (``folders``): realpath reads each part of the path again for each file."""
+    if os.path.islink(path):
+        return os.path.realpath(path)
+    folder, name = os.path.split(path)
+    real = folders.get(folder)
+    if real is None:
+        real = folders[folder] = os.path.realpath(folder)
+    return os.path.join(real, name)
 
 
 def _excludes(excludes: list[str]) -> PatternSet:
