@@ -501,15 +501,9 @@ class Visitor:
         if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
             s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
         if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
-            first = node.args[0].value
-            if is_cuda(first):
-                s.detect("cuda-compare", node)
-                s.quiet.add(id(node.args[0]))
+            self.startswith_cuda(node, node.args[0])
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
-        if method and name in _INTERNAL_DEVICE_CALLS and "device-module-call" in self.det:
-            if DEVICE_MODULE in s.values(func.value, scope).known:  # type: ignore[attr-defined]  # a method
-                s.detect("device-module-call", node)
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)
@@ -542,6 +536,8 @@ class Visitor:
             s.declared += _built(node)
         elif path in _SHELL_CALLS:
             self.shell_command(node)
+        elif method and name in _INTERNAL_DEVICE_CALLS and "device-module-call" in self.det:
+            self.device_module_call(node, scope)
 
     def compile_call(self, node: ast.Call, scope: Scope) -> None:
         """``torch.compile(..., mode="reduce-overhead")`` or ``fullgraph=True``, values followed."""
@@ -608,6 +604,17 @@ class Visitor:
             self.s.detect("cuda-sources", node if cuda else flag[0])
             if (name := _bound_name(scope, node)) is not None:
                 self.s.imported[name] = node
+
+    def startswith_cuda(self, node: ast.Call, first: ast.Constant) -> None:
+        """``device.startswith("cuda")``: a comparison with cuda, the string its finding speaks for."""
+        if is_cuda(first.value):
+            self.s.detect("cuda-compare", node)
+            self.s.quiet.add(id(first))
+
+    def device_module_call(self, node: ast.Call, scope: Scope) -> None:
+        """``module.current_device()`` where ``module`` is the device module picked by name."""
+        if DEVICE_MODULE in self.s.values(node.func.value, scope).known:  # type: ignore[attr-defined]  # a method
+            self.s.detect("device-module-call", node)
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
