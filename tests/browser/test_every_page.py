@@ -50,7 +50,7 @@ def test_no_accessibility_violation(crawl):
     report(
         "accessibility",
         f"axe-core on {len(crawl)} pages (all rules light, colour rules dark "
-        "too but on the print parts): "
+        "too; the print parts without the colour rules): "
         + (", ".join(f"{n} {impact}" for impact, n in sorted(impacts.items())) or "no violations")
         + " (rule-page pairs)",
     )
