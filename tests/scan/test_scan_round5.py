@@ -120,3 +120,15 @@ def test_an_internal_call_on_a_device_module_picked_by_name_is_must_change(real)
     and device_count raise. manual_seed is not internal; getattr of a written-out name, or of
     another module, is no device module."""
     assert scan(real, DEVICE_MODULE, "device-module-call") == [(7, 12), (11, 5), (16, 12)]
+
+
+def test_the_internal_device_calls_are_those_the_error_index_says_raise():
+    """The scanner ships without the KB, so it holds its own list: the same as the error entry's."""
+    import yaml
+
+    from kb.scan.scan import _INTERNAL_DEVICE_CALLS
+
+    entries = yaml.safe_load((ROOT / "docs" / "data" / "errors.yml").read_text(encoding="utf-8"))
+    (legacy,) = [e for e in entries if e["id"] == "legacy-device-api"]
+    raised = {r["call"].removeprefix("torch.tpu.") for r in legacy["raised_by"]}
+    assert _INTERNAL_DEVICE_CALLS == raised

@@ -107,7 +107,7 @@ _SET_INDEX = frozenset({"torch.accelerator.set_device_index", "torch.accelerator
 # device_strings reads these calls' first argument as a device (set_device(args.gpu): a rank index kept there)
 _DEVICE_PATHS = frozenset({"torch.device", "torch.set_default_device", *AUTOCAST, *_SET_INDEX, "torch.cuda.set_device"})
 # The functions of a device module that torch-tpu 0.2.0 keeps internal: called from user code on
-# torch.tpu they raise (docs/data/errors.yml, legacy-device-api).
+# torch.tpu they raise (docs/data/errors.yml, legacy-device-api; tests/scan/test_scan_round5.py holds the two equal).
 _INTERNAL_DEVICE_CALLS = frozenset(
     {"device_count", "is_available", "current_device", "set_device", "synchronize", "current_stream", "set_stream"}
     | {"device", "initial_seed", "get_rng_state"}
