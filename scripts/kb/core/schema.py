@@ -328,6 +328,9 @@ Detector = Literal[
     "cuda-extension-call",
     "accelerate-rng-state",
     "lightning-default-accelerator",
+    "ray-gpu-resource",
+    "triton-kernel",
+    "triton-launch",
 ]
 
 

@@ -94,7 +94,9 @@ from .scannames import (
     rank_fstring,
     ranky,
 )
+from .scanray import gpu_resources, mentions_gpus
 from .scanrules import RuleSet, ScanRule
+from .scantriton import kernels, launches
 
 MAX_BYTES = 5_000_000
 Scanned = frozenset[tuple[str, ...]] | None  # the module names of the scanned files (kb.scan.scanflow.module_names)
@@ -254,6 +256,20 @@ class Visitor:
         if s.moves_to_device:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
+        self.kernels_and_resources(tree)
+
+    def kernels_and_resources(self, tree: ast.Module) -> None:
+        """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""
+        s, roots = self.s, {m.split(".")[0] for m in self.s.aliases.values()}
+        if "triton" in roots and ("triton-kernel" in self.det or "triton-launch" in self.det):
+            defined = kernels(tree, s.resolve)
+            for fn in defined:
+                s.detect("triton-kernel", fn.decorator_list[0])  # the decorator: the line that says Triton
+            for call in launches(tree, {fn.name for fn in defined}, {*s.aliases, *s.relative}):
+                s.detect("triton-launch", call)
+        if "ray" in roots and "ray-gpu-resource" in self.det and mentions_gpus(s.text):
+            for node in gpu_resources(tree):
+                s.detect("ray-gpu-resource", node)
 
     def extensions(self, tree: ast.Module) -> None:
         """Each compiled CUDA extension the module imports (kb.scan.scanext), unless a rule already

@@ -4,7 +4,10 @@ A module imported at the top of a file, neither of the standard library nor of t
 a compiled CUDA extension when the code gives evidence of it (a guess on the name alone would report
 every unknown package):
 
-- its name has ``cuda`` as one of its words (``xentropy_cuda_lib``, ``fused_layer_norm_cuda``); or
+- its name has ``cuda`` as one of its words (``xentropy_cuda_lib``, ``fused_layer_norm_cuda``); a
+  name imported from a module whose own name doesn't say CUDA counts only when the code uses it as a
+  module (``from apex import amp_C_cuda; amp_C_cuda.op(x)``), not when it is a function
+  (``from transformers.utils import is_torch_cuda_available``); or
 - the ``forward`` or ``backward`` of a ``torch.autograd.Function`` calls it the way a kernel is
   called: for its effect on output tensors passed in (the result dropped), or by a name that says
   which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``); or
@@ -93,10 +96,23 @@ def extension_imports(tree: ast.Module, resolve: Resolve) -> list[tuple[ast.stmt
         return []
     used = {name for cls in _functions(tree, resolve) for name, kernel in _kernel_calls(cls) if kernel}
     out = []
+    roots: set[str] | None = None  # the names used as a module (``name.attr``), found only when needed
     for name, (st, module) in candidates.items():
-        if "cuda" in _WORDS.split(module.lower()) or (name in used and isinstance(st, ast.Import)):
+        if "cuda" in _WORDS.split(module.lower()):
+            if isinstance(st, ast.ImportFrom) and "cuda" not in _WORDS.split(st.module.lower() if st.module else ""):
+                # ``from transformers.utils import is_torch_cuda_available``: a function, not a module
+                roots = _attribute_roots(tree) if roots is None else roots
+                if name not in roots:
+                    continue
+            out.append((st, name, module))
+        elif name in used and isinstance(st, ast.Import):
             out.append((st, name, module))
     return out
+
+
+def _attribute_roots(tree: ast.Module) -> set[str]:
+    """The plain names the module uses as the root of an attribute (``ext`` of ``ext.fwd(x)``)."""
+    return {n.value.id for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}
 
 
 def _calls_any(node: ast.AST, names: set[str]) -> bool:

@@ -285,3 +285,34 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
         more = extra.get((f.path, f.line, f.column)) if f.rule in DEVICE_RULES else None
         out.append(f._replace(elsewhere=tuple(sorted(more)), how="followed") if more else f)
     return out
+
+
+def own_package_imports(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
+    """The findings without those of a package's rule (``imports: liger_kernel``) at an import of a
+    module of the scanned tree itself: scanning Liger's own code, ``from liger_kernel.ops.utils
+    import x`` loads a file the scan reads, whose own findings show what in it needs CUDA. A file's
+    module name is Python's: its folders up to the first one without an ``__init__.py``."""
+    packaged = {rule.id for found in rules.import_index.values() for rule in found}
+    if not any(f.rule in packaged for f in findings):
+        return findings
+    packages = {posixpath.dirname(fl.path) for fl in flows if fl.path.endswith("__init__.py")}
+    names = {_package_name(fl.path, packages) for fl in flows}
+    own = {
+        (fl.path, imp.line)
+        for fl in flows
+        for imp in fl.imports
+        if not imp.exact and (imp.named in names if imp.named else all(m in names for m in imp.modules))
+    }
+    return [f for f in findings if f.rule not in packaged or (f.path, f.line) not in own]
+
+
+def _package_name(path: str, packages: set[str]) -> tuple[str, ...]:
+    """The dotted name Python imports the file ``path`` by, given the folders that are packages."""
+    folder, name = posixpath.split(path[:-3] if path.endswith(".py") else path)
+    if name == "__init__":
+        folder, name = posixpath.split(folder)
+    parts = [name]
+    while folder in packages:
+        folder, name = posixpath.split(folder)
+        parts.append(name)
+    return tuple(reversed(parts))

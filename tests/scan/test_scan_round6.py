@@ -1,0 +1,153 @@
+"""Issue 34, round six: what four more blind-labelled repositories showed missing (open-instruct,
+LLaMA-Factory, Liger-Kernel, unsloth), each on small code written for the test: Ray's ``GPU``
+resource, Triton kernels and their launches, a function whose name says CUDA taken for a compiled
+extension, and a package's rule firing inside that package's own code."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from kb.scan.scan import scan_source
+from kb.scan.scannames import Finding
+from kb.scan.scanrules import RuleSet, load_rules
+from kb.scan.scanrun import scan_all
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+
+
+def scan(real: RuleSet, code: str, rule: str) -> list[tuple[int, int]]:
+    found: list[Finding] = scan_source(textwrap.dedent(code), "t.py", real)
+    return [(f.line, f.column) for f in found if f.rule == rule]
+
+
+def scan_tree(tmp_path: Path, real: RuleSet, files: dict[str, str]) -> list[Finding]:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
+    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    assert problems == []
+    return findings
+
+
+# ---- Ray's GPU resource ---------------------------------------------------------------------------------------
+
+RAY = """\
+import ray
+from ray.util.placement_group import placement_group
+
+@ray.remote(num_gpus=1)
+class Learner:
+    pass
+
+@ray.remote(num_gpus=0)
+class Judge:
+    pass
+
+pg = placement_group([{"GPU": 1, "CPU": 4}, {"GPU": 0, "CPU": 1}])
+free = ray.available_resources().get("GPU", 0)
+total = ray.cluster_resources()["GPU"]
+tpus = ray.cluster_resources()["TPU"]
+"""
+
+
+def test_every_request_or_read_of_rays_gpu_resource_is_must_change(real):
+    assert scan(real, RAY, "ray-gpu-resource") == [(4, 13), (12, 24), (13, 8), (14, 9)]
+
+
+def test_gpu_words_in_a_file_without_ray_are_no_ray_finding(real):
+    code = RAY.replace("import ray\n", "import rey as ray\n").replace("from ray.util", "from rey.util")
+    assert scan(real, code, "ray-gpu-resource") == []
+
+
+def test_use_gpu_is_reported_at_its_keyword(real):
+    code = "from ray.train import ScalingConfig\ns = ScalingConfig(\n    num_workers=4,\n    use_gpu=True,\n)\n"
+    assert scan(real, code, "ray-use-gpu") == [(4, 5)]
+    assert scan(real, code.replace("use_gpu=True", "use_gpu=False"), "ray-use-gpu") == []
+
+
+# ---- Triton kernels and their launches -------------------------------------------------------------------------
+
+TRITON = """\
+import triton
+import triton.language as tl
+from .other import _fused_kernel, table
+
+@triton.jit
+def _add(x_ptr, BLOCK: tl.constexpr):
+    pass
+
+@triton.autotune(configs=[], key=["n"])
+@triton.jit
+def _mul(x_ptr):
+    pass
+
+def helper(x):
+    return x
+
+def run(x, n):
+    _add[(n,)](x, BLOCK=4)
+    _mul[lambda meta: (n,)](x)
+    _fused_kernel[(1,)](x)
+    table["a"](x)
+    helper(x)
+"""
+
+
+def test_a_triton_kernel_is_reported_at_its_first_decorator(real):
+    assert scan(real, TRITON, "triton-kernel") == [(5, 2), (9, 2)]
+
+
+def test_each_launch_of_a_kernel_is_must_change_and_a_dict_call_is_not(real):
+    assert scan(real, TRITON, "triton-launch") == [(18, 5), (19, 5), (20, 5)]
+
+
+def test_no_launch_without_triton(real):
+    code = "from .other import _fused_kernel\n\ndef run(x):\n    _fused_kernel[(1,)](x)\n"
+    assert scan(real, code, "triton-launch") == []
+
+
+# ---- a function whose name says CUDA is not an extension -------------------------------------------------------
+
+
+def test_a_function_named_for_cuda_is_not_a_cuda_extension(real):
+    code = "from transformers.utils import is_torch_cuda_available\nok = is_torch_cuda_available()\n"
+    assert scan(real, code, "cuda-extension-import") == []
+
+
+def test_a_module_named_for_cuda_imported_from_a_package_still_is(real):
+    code = "from mypkg import fused_norm_cuda\n\ndef f(x):\n    return fused_norm_cuda.forward(x)\n"
+    assert scan(real, code, "cuda-extension-import") == [(1, 1)]
+
+
+# ---- a package's own code --------------------------------------------------------------------------------------
+
+OWN = {
+    "src/liger_kernel/__init__.py": "",
+    "src/liger_kernel/ops/__init__.py": "",
+    "src/liger_kernel/ops/utils.py": "def calculate_settings(n):\n    return n\n",
+    "src/liger_kernel/ops/norm.py": "from liger_kernel.ops.utils import calculate_settings\n",
+}
+
+
+def test_a_packages_rule_is_quiet_inside_that_packages_own_code(tmp_path, real):
+    found = scan_tree(tmp_path, real, OWN)
+    assert [f for f in found if f.rule == "liger-kernel"] == []
+
+
+def test_a_packages_rule_still_reports_the_package_imported_by_other_code(tmp_path, real):
+    files = {"train.py": "from liger_kernel.ops.utils import calculate_settings\n"}
+    assert [(f.path, f.line) for f in scan_tree(tmp_path, real, files) if f.rule == "liger-kernel"] == [("train.py", 1)]
+
+
+def test_a_folder_without_an_init_does_not_make_a_package(tmp_path, real):
+    files = {**OWN, "src/liger_kernel/__init__.py": None}
+    files = {k: v for k, v in files.items() if v is not None}  # liger_kernel is no package: not the tree's own
+    found = [(f.path, f.line) for f in scan_tree(tmp_path, real, files) if f.rule == "liger-kernel"]
+    assert found == [("src/liger_kernel/ops/norm.py", 1)]
