@@ -151,3 +151,46 @@ def test_a_folder_without_an_init_does_not_make_a_package(tmp_path, real):
     files = {k: v for k, v in files.items() if v is not None}  # liger_kernel is no package: not the tree's own
     found = [(f.path, f.line) for f in scan_tree(tmp_path, real, files) if f.rule == "liger-kernel"]
     assert found == [("src/liger_kernel/ops/norm.py", 1)]
+
+
+# ---- the device module picked by name in another file ----------------------------------------------------------
+
+PICKED = {
+    "pkg/__init__.py": "",
+    "pkg/misc.py": """\
+        import torch
+
+        def get_device_name():
+            return "cuda" if torch.cuda.is_available() else "cpu"
+
+        def get_torch_device():
+            return getattr(torch, get_device_name())
+
+        def get_device_count():
+            return torch.cuda.device_count()
+
+        device_module = torch.get_device_module()
+        """,
+    "pkg/train.py": """\
+        from .misc import get_torch_device, device_module, get_device_count
+        from pkg.misc import get_torch_device as picked
+
+        def setup(rank, other):
+            get_torch_device().set_device(rank)
+            device_module.synchronize()
+            picked().current_device()
+            other.synchronize()
+            get_device_count()
+        """,
+}
+
+
+def test_an_internal_call_on_another_files_device_module_is_must_change(tmp_path, real):
+    found = [(f.path, f.line) for f in scan_tree(tmp_path, real, PICKED) if f.rule == "device-module-call"]
+    assert found == [("pkg/train.py", 5), ("pkg/train.py", 6), ("pkg/train.py", 7)]
+
+
+def test_the_same_calls_are_no_finding_when_the_other_file_returns_a_plain_module(tmp_path, real):
+    files = {**PICKED, "pkg/misc.py": PICKED["pkg/misc.py"].replace("getattr(torch, get_device_name())", "torch")}
+    files["pkg/misc.py"] = files["pkg/misc.py"].replace("torch.get_device_module()", "None")
+    assert [f for f in scan_tree(tmp_path, real, files) if f.rule == "device-module-call"] == []

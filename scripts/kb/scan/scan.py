@@ -59,6 +59,7 @@ from .scanflow import (
     LIBRARY_RULES,
     Bound,
     Called,
+    DeviceCall,
     Export,
     Flows,
     Imported,
@@ -631,6 +632,8 @@ class Visitor:
         """``module.current_device()`` where ``module`` is the device module picked by name."""
         if DEVICE_MODULE in self.s.values(node.func.value, scope).known:  # type: ignore[attr-defined]  # a method
             self.s.detect("device-module-call", node)
+        else:  # ``get_torch_device().set_device(i)``: the module may come from another file (kb.scan.scanflow)
+            self.s.device_calls.append(node)
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
@@ -924,7 +927,54 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         names,
         _bound(s, scanned),
         (*s.declared,),
+        _device_modules(s) if s.module is not None and _picks_device_module(s.text) else (),
+        _device_calls(s, scanned),
     )
+
+
+def _picks_device_module(text: str) -> bool:
+    """A cheap test on the source: the file may pick the device module by name."""
+    return "getattr" in text or "get_device_module" in text
+
+
+def _device_modules(s: FileScan) -> tuple[str, ...]:
+    """The module-level names that are the device module picked by name: functions that return it
+    (``def get_torch_device(): return getattr(torch, name)``) and variables set to it."""
+    module = s.module
+    assert module is not None and isinstance(module.node, ast.Module)
+    out = []
+    for st in module.node.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if any(DEVICE_MODULE in s.values(e, inner).known for e, inner in s.returned(st.name, module)):
+                out.append(st.name)
+        elif isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            if DEVICE_MODULE in s.values(st.value, module).known:
+                out.append(st.targets[0].id)
+    return tuple(out)
+
+
+def _device_calls(s: FileScan, scanned: Scanned = None) -> tuple[DeviceCall, ...]:
+    """Each internal device call on a name a from-import binds, or on what calling one returns."""
+    out = []
+    for call in s.device_calls:
+        receiver = call.func.value  # type: ignore[attr-defined]  # a method call
+        if isinstance(receiver, ast.Call) and not receiver.args and not receiver.keywords:
+            receiver = receiver.func
+        if not isinstance(receiver, ast.Name):
+            continue
+        name = receiver.id
+        if name in s.relative:
+            level, module, imported = s.relative[name]
+            where, exact = relative(s.shown, level, module), True
+        elif "." in s.aliases.get(name, ""):
+            *parts, imported = s.aliases[name].split(".")
+            where, exact = tuple(parts), False
+        else:
+            continue
+        if scanned is None or where in scanned:
+            line, column = s.position(call)[:2]
+            out.append(DeviceCall(where, exact, imported, line, column, s.line(line).strip()))
+    return tuple(out)
 
 
 def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:

@@ -101,6 +101,18 @@ class Bound(NamedTuple):
     calls: tuple[tuple[int, int, str], ...] = ()
 
 
+class DeviceCall(NamedTuple):
+    """An internal device call (``set_device``) at (``line``, ``column``) on ``name`` of ``module``, or
+    on what calling it returns; ``module`` and ``exact`` as in ``Passed``."""
+
+    module: tuple[str, ...]
+    exact: bool
+    name: str
+    line: int
+    column: int
+    snippet: str
+
+
 class Flows(NamedTuple):
     path: str
     exports: tuple[Export, ...] = ()
@@ -117,6 +129,8 @@ class Flows(NamedTuple):
     cuda_names: tuple[str, ...] = ()  # its module-level names that call a CUDA extension (kb.scan.scanext)
     bound: tuple[Bound, ...] = ()  # the names its from-imports bind, with their calls
     declared: tuple[str, ...] = ()  # the modules it builds as a CUDAExtension (a setup.py)
+    device_modules: tuple[str, ...] = ()  # its module-level names that are the device module picked by name
+    device_calls: tuple[DeviceCall, ...] = ()  # internal device calls on a name another module may define
 
 
 def module_of(path: str) -> tuple[str, ...]:
@@ -316,3 +330,23 @@ def _package_name(path: str, packages: set[str]) -> tuple[str, ...]:
         folder, name = posixpath.split(folder)
         parts.append(name)
     return tuple(reversed(parts))
+
+
+def device_module_calls(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
+    """The findings, with one at each internal device call on the device module another scanned file
+    picks by name (``from .misc import get_torch_device; get_torch_device().set_device(rank)``)."""
+    rule = next(iter(rules.detectors.get("device-module-call", ())), None)
+    modules = {fl.path: set(fl.device_modules) for fl in flows if fl.device_modules}
+    if rule is None or not modules:
+        return findings
+    tails = module_tails(flows)
+    taken = {(f.path, f.line, f.column) for f in findings}
+    extra = []
+    for fl in flows:
+        for c in fl.device_calls:
+            there = file_of(tails, fl.path, c.module, c.exact)
+            if there is not None and c.name in modules.get(there, ()) and (fl.path, c.line, c.column) not in taken:
+                why = f"{rule.message} (`{c.name}` of `{there}`)"
+                place = (fl.path, c.line, c.column, rule.id, rule.code, rule.severity, c.snippet, why)
+                extra.append(Finding(*place, rule.suggestion, rule.link, "followed"))
+    return sorted(findings + extra) if extra else findings

@@ -235,6 +235,8 @@ class FileScan:
     # the CUDA extensions it imports (kb.scan.scanext): bound name -> (module, line)
     extensions: dict[str, tuple[str, int]] = field(default_factory=dict)
     declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
+    # internal device calls (``m.set_device(i)``) on a receiver this file can't tell: another module's may be one
+    device_calls: list[ast.Call] = field(default_factory=list)
     module: Scope | None = None
     _lines: list[str] | None = None
     _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's

@@ -36,7 +36,7 @@ from . import fixtemp, fixwrite
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanext import report_extensions
-from .scanflow import Flows, join, local_modules, module_names, own_package_imports
+from .scanflow import Flows, device_module_calls, join, local_modules, module_names, own_package_imports
 from .scannames import Finding
 from .scanreport import concise_report, json_report, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
@@ -387,7 +387,7 @@ def scan_all(
     if progress:
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
     findings, flows = report_extensions(sorted(findings), flows, rules)
-    findings = own_package_imports(findings, flows, rules)
+    findings = device_module_calls(own_package_imports(findings, flows, rules), flows, rules)
     return local_modules(join(findings, flows), flows, rules), problems  # sorted: files sorted, each file's too
 
 
