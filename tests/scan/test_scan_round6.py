@@ -61,14 +61,38 @@ def test_every_request_or_read_of_rays_gpu_resource_is_must_change(real):
     assert scan(real, RAY, "ray-gpu-resource") == [(4, 13), (12, 24), (13, 8), (14, 9)]
 
 
-def test_gpu_words_in_a_file_without_ray_are_no_ray_finding(real):
-    code = RAY.replace("import ray\n", "import rey as ray\n").replace("from ray.util", "from rey.util")
+PLAN = """\
+def plan(per_node, cluster_resources, stats, flags):
+    bundles = [{"GPU": n, "CPU": 4 * n} for n in per_node]
+    spare = cluster_resources.get("GPU", 0.0)
+    names = {"GPU": "accelerator", "TPU": "accelerator"}
+    return stats["GPU"], flags.get("GPU"), num(num_gpus=2)
+"""
+
+
+def test_without_ray_only_the_shape_of_rays_resources_counts(real):
+    assert scan(real, PLAN, "ray-gpu-resource") == [(2, 17), (3, 13)]
+
+
+def test_gpu_words_without_a_cpu_key_or_a_resources_name_are_no_ray_finding(real):
+    code = PLAN.replace('"CPU"', '"cpu"').replace("cluster_resources", "cluster")
     assert scan(real, code, "ray-gpu-resource") == []
 
 
 def test_use_gpu_is_reported_at_its_keyword(real):
     code = "from ray.train import ScalingConfig\ns = ScalingConfig(\n    num_workers=4,\n    use_gpu=True,\n)\n"
     assert scan(real, code, "ray-use-gpu") == [(4, 5)]
+
+
+def test_a_backend_keyword_of_another_librarys_setup_is_a_use_of_the_nccl_string(real):
+    code = 'from olmo_core import train\nbackend = "cpu:gloo,cuda:nccl"\ntrain.prepare(seed=1, backend=backend)\n'
+    found = [f for f in scan_source(code, "t.py", real) if f.rule == "nccl-backend"]
+    assert [(f.line, [line for line, _ in f.related]) for f in found] == [(2, [3])]
+    code = code.replace(
+        "train.prepare(seed=1, backend=backend)", "train.prepare(\n    seed=1,\n    backend=backend,\n)"
+    )
+    found = [f for f in scan_source(code, "t.py", real) if f.rule == "nccl-backend"]
+    assert [(f.line, [line for line, _ in f.related]) for f in found] == [(2, [3, 5])]  # the call and the keyword
     assert scan(real, code.replace("use_gpu=True", "use_gpu=False"), "ray-use-gpu") == []
 
 

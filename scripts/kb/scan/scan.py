@@ -268,8 +268,8 @@ class Visitor:
                 s.detect("triton-kernel", fn.decorator_list[0])  # the decorator: the line that says Triton
             for call in launches(tree, {fn.name for fn in defined}, {*s.aliases, *s.relative}):
                 s.detect("triton-launch", call)
-        if "ray" in roots and "ray-gpu-resource" in self.det and mentions_gpus(s.text):
-            for node in gpu_resources(tree):
+        if "ray-gpu-resource" in self.det and mentions_gpus(s.text, "ray" in roots):
+            for node in gpu_resources(tree, "ray" in roots):
                 s.detect("ray-gpu-resource", node)
 
     def extensions(self, tree: ast.Module) -> None:
@@ -521,6 +521,8 @@ class Visitor:
             self.startswith_cuda(node, node.args[0])
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
+        if name != "init_process_group" and self.devices and any(k.arg == "backend" for k in node.keywords):
+            self.backend_uses(node, scope, positional=False)  # a library's own process-group setup
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)
@@ -699,16 +701,24 @@ class Visitor:
                 for rule in s.rules.detectors.get("rank-device-index", ()):
                     s.use(origin, node, rule)
 
-    def backend_uses(self, node: ast.Call, scope: Scope) -> None:
-        """A backend argument that holds a "nccl" written elsewhere: a use of that literal."""
+    def backend_uses(self, node: ast.Call, scope: Scope, positional: bool = True) -> None:
+        """A backend argument that holds a "nccl" written elsewhere: a use of that literal (the first
+        positional argument too, when ``positional``: ``init_process_group("nccl")``)."""
         s = self.s
-        given = [k.value for k in node.keywords if k.arg == "backend"] + node.args[:1]
-        for expr in given:
+        given: list[tuple[ast.expr, ast.keyword | ast.Call]] = [
+            (k.value, k) for k in node.keywords if k.arg == "backend"
+        ]
+        given += [(a, node) for a in node.args[:1]] if positional else []
+        for expr, at in given:
             v = s.values(expr, scope)
             for value, origin in zip(v.known, v.origins, strict=True):
                 if origin is not expr and is_nccl(value):
                     for rule in s.rules.detectors.get("nccl-string", ()):
                         s.use(origin, node, rule)
+                        if (
+                            at is not node and getattr(at, "lineno", 0) != node.lineno
+                        ):  # and the keyword, on its own line: the part to edit
+                            s.use(origin, at, rule)
 
     def rank_index(self, node: ast.Call, path: str | None, name: str, method: bool) -> None:
         """A device index taken from the rank: each TorchTPU process owns device 0 only."""
