@@ -24,8 +24,9 @@ MIN_CHART_PX = 11.0
 MAX_SHOT_PX = 2400
 ALL_SHOTS = os.environ.get("KB_LAYOUT_SHOTS") == "1"
 
-# Measures the loaded page; every check below reads this one result.
-MEASURE = """() => {
+# Measures the loaded page; every check below reads this one result. Code tokens and chart text,
+# which the checks read in the light scheme only, are measured when ``light`` is true.
+MEASURE = """light => {
   const doc = document.documentElement;
   const overflow = doc.scrollWidth - doc.clientWidth;
   const tables = [...document.querySelectorAll(".md-content table")].map((t, i) => {
@@ -34,7 +35,7 @@ MEASURE = """() => {
             room: Math.round(box.clientWidth), head: t.rows[0] ? t.rows[0].innerText.slice(0, 60) : ""};
   });
   const broken = [];
-  for (const code of document.querySelectorAll(".md-content td code, .md-content th code")) {
+  for (const code of light ? document.querySelectorAll(".md-content td code, .md-content th code") : []) {
     const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.data.matchAll(/\\S+/g)) {
@@ -58,7 +59,7 @@ MEASURE = """() => {
       }
     }
   }
-  const chartText = [...document.querySelectorAll(".kb-chart svg text")].map(t => {
+  const chartText = [...(light ? document.querySelectorAll(".kb-chart svg text") : [])].map(t => {
     const scale = t.ownerSVGElement.getScreenCTM().a;
     return {text: t.textContent.slice(0, 40), px: parseFloat(getComputedStyle(t).fontSize) * scale};
   });
@@ -78,7 +79,7 @@ SLATE = """() => {
 
 @pytest.fixture(scope="module")
 def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
-    """(path, width name, scheme) -> the measurements, with a full-page screenshot taken of each.
+    """(path, width name, scheme) -> the measurements, with a screenshot of each view at fault.
     Each page is loaded once per width, light, then switched to dark in place."""
     found = {}
     for name, width in WIDTHS.items():
@@ -90,7 +91,7 @@ def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
             for scheme in ("light", "dark"):
                 if scheme == "dark":
                     assert page.evaluate(SLATE) == "slate", f"/{path}: the dark scheme did not apply"
-                found[(path, name, scheme)] = view = page.evaluate(MEASURE)
+                found[(path, name, scheme)] = view = page.evaluate(MEASURE, scheme == "light")
                 if ALL_SHOTS or faults((path, name, scheme), view):
                     slug = (path.strip("/").replace("/", "_").removesuffix(".html") or "home") + f"-{name}-{scheme}"
                     _screenshot(page, width, SHOTS / f"{slug}.jpg")
