@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import yaml
 
-from .support import HANG_MS, ROOT, anchor_pages, path_of_url, report, write_artifact
-from .test_search import INSTRUMENT, QUIET, RENDERED, run_query
+from .searchbox import open_search, wait_shown
+from .support import ROOT, anchor_pages, path_of_url, report, write_artifact
+from .test_search import run_query
 
 ERROR_FILES = ("docs/data/errors.yml", "docs/data/errors.messages.yml")
 VALUE = "…"
@@ -83,12 +84,11 @@ def pastes(entry: dict) -> tuple[str, str]:
 
 def paste_query(page, text: str) -> list[str]:
     """Paste ``text`` into the search box (the whole message at once, as a reader does, not typed key
-    by key) and return the first three section hrefs once the results have settled."""
+    by key) and return the first three section hrefs once its results are on screen."""
     box = page.locator("input.md-search__input")
     box.fill(text)
     box.press("End")  # the keyup Material's search listens for
-    page.wait_for_function(RENDERED, timeout=HANG_MS)  # these results, not the last query's
-    page.wait_for_function(QUIET, arg=150, timeout=HANG_MS)
+    wait_shown(page)  # these results, not the last query's
     return page.evaluate(SECTIONS)
 
 
@@ -96,18 +96,15 @@ def sections(page, origin: str, text: str) -> list[str]:
     return [f"/{path_of_url(h.split('#')[0], origin)}#{h.split('#', 1)[1]}" for h in paste_query(page, text)]
 
 
-def open_search(new_context, origin: str):
-    page = new_context().new_page()
-    page.goto(f"{origin}/")
-    page.evaluate(INSTRUMENT)
-    page.locator("input.md-search__input").click()
+def warm_search(new_context, origin: str):
+    page = open_search(new_context, origin)
     run_query(page, "tpu")  # warm-up: the worker has loaded the index
     return page
 
 
 def test_pasted_error_messages_find_their_entry_in_the_top_3(new_context, origin, site):
     where = anchor_pages(site, "err-")
-    page = open_search(new_context, origin)
+    page = warm_search(new_context, origin)
     rows, misses = [], []
     for text, entry in PASTED:
         got = sections(page, origin, text)
@@ -126,7 +123,7 @@ def test_every_error_message_pasted_whole_or_in_part_puts_its_entry_first(new_co
     entries = error_entries()
     unplaced = [e["id"] for e in entries if e["id"] not in where]
     assert not unplaced, f"entries with no heading on any built page: {unplaced}"
-    page = open_search(new_context, origin)
+    page = warm_search(new_context, origin)
     rows, first = [], {"whole": 0, "fragment": 0}
     last: tuple[str, list[str]] = ("", [])
     for entry in entries:

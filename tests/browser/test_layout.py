@@ -1,9 +1,12 @@
 """Every page at 1280 and 390 px, light and dark (switched in place, as the palette toggle does):
 the page never scrolls sideways, the wide KB tables fit their column on a desktop, code in table
 cells never breaks inside a token, chart text is at least 11 px as rendered. A screenshot of each
-(its first 2,400 px, a JPEG) goes to test-artifacts/layout/."""
+view these checks find at fault (its first 2,400 px, a JPEG) goes to test-artifacts/layout/; with
+KB_LAYOUT_SHOTS=1, of every view."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -16,11 +19,14 @@ WIDE_TABLE_PAGES = ("limits/", "reference/environment-variables/", "reference/ap
 MIN_CHART_PX = 11.0
 # The screenshots (artifacts for a person to look at; no check reads them) show a view's first
 # 2,400 px, about three screens, as JPEGs. Up to 8,000 px, the 248 PNGs took most of this file's time
-# and 200 MB; the measurements cover each whole page either way.
+# and 200 MB; the measurements cover each whole page either way. Only the views a check finds at
+# fault are shot, unless KB_LAYOUT_SHOTS=1: all 248 took about a third of this file's time.
 MAX_SHOT_PX = 2400
+ALL_SHOTS = os.environ.get("KB_LAYOUT_SHOTS") == "1"
 
-# Measures the loaded page; every check below reads this one result.
-MEASURE = """() => {
+# Measures the loaded page; every check below reads this one result. Code tokens and chart text,
+# which the checks read in the light scheme only, are measured when ``light`` is true.
+MEASURE = """light => {
   const doc = document.documentElement;
   const overflow = doc.scrollWidth - doc.clientWidth;
   const tables = [...document.querySelectorAll(".md-content table")].map((t, i) => {
@@ -29,7 +35,7 @@ MEASURE = """() => {
             room: Math.round(box.clientWidth), head: t.rows[0] ? t.rows[0].innerText.slice(0, 60) : ""};
   });
   const broken = [];
-  for (const code of document.querySelectorAll(".md-content td code, .md-content th code")) {
+  for (const code of light ? document.querySelectorAll(".md-content td code, .md-content th code") : []) {
     const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       for (const m of node.data.matchAll(/\\S+/g)) {
@@ -53,7 +59,7 @@ MEASURE = """() => {
       }
     }
   }
-  const chartText = [...document.querySelectorAll(".kb-chart svg text")].map(t => {
+  const chartText = [...(light ? document.querySelectorAll(".kb-chart svg text") : [])].map(t => {
     const scale = t.ownerSVGElement.getScreenCTM().a;
     return {text: t.textContent.slice(0, 40), px: parseFloat(getComputedStyle(t).fontSize) * scale};
   });
@@ -73,7 +79,7 @@ SLATE = """() => {
 
 @pytest.fixture(scope="module")
 def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
-    """(path, width name, scheme) -> the measurements, with a full-page screenshot taken of each.
+    """(path, width name, scheme) -> the measurements, with a screenshot of each view at fault.
     Each page is loaded once per width, light, then switched to dark in place."""
     found = {}
     for name, width in WIDTHS.items():
@@ -85,13 +91,36 @@ def layouts(browser, site, origin) -> dict[tuple[str, str, str], dict]:
             for scheme in ("light", "dark"):
                 if scheme == "dark":
                     assert page.evaluate(SLATE) == "slate", f"/{path}: the dark scheme did not apply"
-                found[(path, name, scheme)] = page.evaluate(MEASURE)
-                slug = (path.strip("/").replace("/", "_").removesuffix(".html") or "home") + f"-{name}-{scheme}.jpg"
-                _screenshot(page, width, SHOTS / slug)
+                found[(path, name, scheme)] = view = page.evaluate(MEASURE, scheme == "light")
+                if ALL_SHOTS or faults((path, name, scheme), view):
+                    slug = (path.strip("/").replace("/", "_").removesuffix(".html") or "home") + f"-{name}-{scheme}"
+                    _screenshot(page, width, SHOTS / f"{slug}.jpg")
         ctx.close()
     write_artifact("layout.json", {"|".join(k): v for k, v in found.items()})
-    report("layout", f"{len(found)} page views measured, screenshots in {SHOTS.relative_to(ROOT)}/")
+    shot = "every view" if ALL_SHOTS else "the views at fault"
+    report("layout", f"{len(found)} page views measured, screenshots of {shot} in {SHOTS.relative_to(ROOT)}/")
     return found
+
+
+def wrong_tokens(view: dict) -> list[str]:
+    """Code tokens of a view broken across lines other than where postprocess.py allows it."""
+    return sorted({b["token"] for b in view["broken"] if not b["after"] or b["after"].strip("._/(")})
+
+
+def small_chart_text(view: dict) -> list[dict]:
+    return [t for t in view["chartText"] if t["px"] < MIN_CHART_PX]
+
+
+def wide_tables(view: dict) -> list[dict]:
+    return [t for t in view["tables"] if t["width"] > t["room"]]
+
+
+def faults(key: tuple[str, str, str], view: dict) -> bool:
+    """Whether a check below finds this view (path, width name, scheme) at fault."""
+    path, name, scheme = key
+    wide = name == "desktop" and path in WIDE_TABLE_PAGES and bool(wide_tables(view))
+    light = scheme == "light" and bool(wrong_tokens(view) or small_chart_text(view))
+    return view["overflow"] > 0 or wide or light
 
 
 def _screenshot(page, width: int, path) -> None:
@@ -118,13 +147,9 @@ def test_no_page_scrolls_sideways(layouts):
 @pytest.mark.parametrize("path", WIDE_TABLE_PAGES)
 def test_tables_fit_their_column_on_a_desktop(layouts, path):
     for scheme in ("light", "dark"):
-        tables = layouts[(path, "desktop", scheme)]["tables"]
-        assert tables, f"/{path}: no table found"
-        wide = [
-            f"table {t['index']} ({t['head']!r}): {t['width']} px in {t['room']} px"
-            for t in tables
-            if t["width"] > t["room"]
-        ]
+        view = layouts[(path, "desktop", scheme)]
+        assert view["tables"], f"/{path}: no table found"
+        wide = [f"table {t['index']} ({t['head']!r}): {t['width']} px in {t['room']} px" for t in wide_tables(view)]
         assert not wide, f"/{path} at 1280 px ({scheme}), tables that scroll sideways:\n" + "\n".join(wide)
 
 
@@ -133,7 +158,7 @@ def test_code_in_table_cells_never_breaks_inside_a_token(layouts):
     opening parenthesis (postprocess.py puts a <wbr> there), never inside a word or a flag."""
     bad = []
     for (path, width, scheme), v in layouts.items():
-        wrong = sorted({b["token"] for b in v["broken"] if not b["after"] or b["after"].strip("._/(")})
+        wrong = wrong_tokens(v)
         if wrong and scheme == "light":
             bad.append(f"/{path} at {width}: {', '.join(wrong)}")
     report("layout", f"code tokens in table cells broken inside a word: {len(bad)} page views")
@@ -145,7 +170,20 @@ def test_chart_text_is_at_least_11_px(layouts):
         f"/{p} at {w}: {t['text']!r} at {t['px']:.1f} px"
         for (p, w, s), v in layouts.items()
         if s == "light"
-        for t in v["chartText"]
-        if t["px"] < MIN_CHART_PX
+        for t in small_chart_text(v)
     ]
     assert not small, f"chart text under {MIN_CHART_PX} px:\n" + "\n".join(small[:20])
+
+
+def test_only_a_view_a_check_finds_at_fault_is_shot():
+    fine = {"overflow": 0, "tables": [{"width": 600, "room": 700}], "broken": [{"token": "a.b", "after": "."}]}
+    fine["chartText"] = [{"text": "x", "px": MIN_CHART_PX}]
+    assert not faults(("limits/", "desktop", "light"), fine)
+    wide = {**fine, "tables": [{"width": 800, "room": 700}]}
+    assert faults(("limits/", "desktop", "dark"), wide)
+    assert not faults(("limits/", "phone", "dark"), wide)  # a phone's tables may scroll in their box
+    assert faults(("", "phone", "dark"), {**fine, "overflow": 3})
+    broken = {**fine, "broken": [{"token": "--flag", "after": "-"}]}
+    assert faults(("", "phone", "light"), broken)
+    assert not faults(("", "phone", "dark"), broken)  # tokens and chart text are checked light
+    assert faults(("", "desktop", "light"), {**fine, "chartText": [{"text": "x", "px": 9.5}]})

@@ -1,27 +1,16 @@
 """Search as a reader uses it: type each query of search_queries.py into the real search box,
-read the results Material renders, and time the last keystroke -> results on screen."""
+read the results Material renders, and time the last keystroke -> results on screen (the keydown
+and the change to the results that shows the last query's answer, both recorded in the page, so the
+timing excludes Playwright's round trips; searchbox.py)."""
 
 from __future__ import annotations
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from .search_queries import QUERIES
-from .support import HANG_MS, median_ms, path_of_url, report, url_path_of, write_artifact
+from .searchbox import ROUND_TRIP, open_search, wait_shown
+from .support import median_ms, path_of_url, report, url_path_of, write_artifact
 
-# Recorded in the page itself, so the timing excludes Playwright's round trips: the time of the
-# last keydown, and of the last change to the rendered results.
-INSTRUMENT = """() => {
-  if (window.__kbSearch) return;
-  const kb = window.__kbSearch = {key: 0, mut: 0};
-  document.addEventListener("keydown", () => { kb.key = performance.now(); }, true);
-  new MutationObserver(() => { kb.mut = performance.now(); }).observe(
-    document.querySelector(".md-search-result"),
-    {childList: true, subtree: true, characterData: true});
-}"""
-# Quiet: no keystroke and no change to the results for a while (Material renders on keyup).
-QUIET = "ms => performance.now() - Math.max(window.__kbSearch.key, window.__kbSearch.mut) > ms"
-RENDERED = """() => { const kb = window.__kbSearch;
-  return kb.mut > kb.key && performance.now() - kb.mut > 100; }"""
 TOP3 = """() => [...document.querySelectorAll(".md-search-result__list > .md-search-result__item")]
   .slice(0, 3).map(li => li.querySelector("a.md-search-result__link").href)"""
 
@@ -36,21 +25,18 @@ def run_query(page, text: str) -> tuple[list[str], float | None, str]:
         page.keyboard.type(text[:-1])
     else:
         page.keyboard.press("Backspace")
-    page.wait_for_function(QUIET, arg=150)  # the prefix's results are on screen
+    wait_shown(page)  # the prefix's results are on screen
     page.keyboard.type(text[-1])  # the timed keystroke
     try:
-        page.wait_for_function(RENDERED, timeout=HANG_MS)
-        took = page.evaluate("() => window.__kbSearch.mut - window.__kbSearch.key")
+        wait_shown(page)
+        took = page.evaluate(ROUND_TRIP)
     except PlaywrightTimeout:
         took = None  # nothing rendered before the hang guard: reported, and the row fails below
     return page.evaluate(TOP3), took, page.locator(".md-search-result__meta").inner_text()
 
 
 def test_search_finds_each_querys_page_in_the_top_3(new_context, origin):
-    page = new_context().new_page()
-    page.goto(f"{origin}/")
-    page.evaluate(INSTRUMENT)
-    page.locator("input.md-search__input").click()
+    page = open_search(new_context, origin)
     run_query(page, "tpu")  # warm-up: the worker has loaded the index (not timed)
 
     rows, misses, times = [], [], []
