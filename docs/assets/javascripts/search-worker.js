@@ -23,6 +23,12 @@
  * 2. Ranking: Material turns lunr's length normalisation off (b = 0), so a long heading that
  *    repeats a pasted message's common words outranked the short heading that is that message.
  *    A little of it is turned back on (LENGTH_WEIGHT).
+ *    A heading pasted whole comes first: lunr scores words, not their order or punctuation, so
+ *    near-twin messages ("got unrecognized device type: …" and "Got unrecognized device type, …",
+ *    "dtype is not supported" and "bool dtype is not supported") tied. A section whose heading's
+ *    text (each part between its values) is in the typed text, in order, has its score multiplied
+ *    by up to TITLE_IN_QUERY; one whose heading holds the typed text by up to QUERY_IN_TITLE, each
+ *    by the share of the text the match covers.
  * 3. Speed (the first results within 300 ms of the page becoming interactive, on every load):
  *    - the lunr index, once built, is kept in IndexedDB for the next page load, which loads it and
  *      fills the tables that highlighting reads only for the documents in some results;
@@ -41,6 +47,9 @@
 
   var LENGTH_WEIGHT = 0.3; // lunr's b: 0 ignores a field's length, 1 divides by it in full
   var EXACT_BOOST = 3; // a word found as typed, not only as the start of a longer one
+  var TITLE_IN_QUERY = 50; // a heading whose whole text is in the query: the message pasted whole
+  var QUERY_IN_TITLE = 5; // a query that is part of a heading: a fragment of it pasted
+  var TITLE_MIN = 12; // characters of a heading's own text (its values left out) for either to count
   // A word the index holds as one token (no digit, underscore or inner capital, which its separator
   // splits on): only such a word can be found as typed.
   var ONE_TOKEN = /^[A-Za-z][a-z]{2,}$/;
@@ -244,8 +253,9 @@
     };
     builder.build = function () {
       restore();
-      return build.call(this);
+      return headingsFirst(build.call(this));
     };
+    keepTitles(data.docs || []);
     var key = CACHE_VERSION + " " + digest(JSON.stringify([data.config, data.docs]));
     return database.then(function (db) {
       return previous.then(function (record) {
@@ -257,18 +267,67 @@
           };
           builder.build = function () {
             restore();
-            return tablesOnDemand(lunr.Index.load(JSON.parse(record.index)), later);
+            return headingsFirst(tablesOnDemand(lunr.Index.load(JSON.parse(record.index)), later));
           };
         } else if (db) {
           builder.build = function () {
             restore();
             var index = build.call(this);
             setTimeout(function () { store(db, { key: key, index: JSON.stringify(index) }); }, 500);
-            return index;
+            return headingsFirst(index);
           };
         }
       });
     }).catch(restore);
+  }
+
+  var titles = Object.create(null); // section location -> its heading's parts between values, lower case
+  var typed = ""; // the query as typed, before rewrite()
+
+  function plain(text) {
+    return String(text).replace(/<[^>]*>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&")
+      .toLowerCase().replace(/\s+/g, " ").trim();
+  }
+
+  function keepTitles(docs) {
+    for (var i = 0; i < docs.length; i++) {
+      var parts = plain(docs[i].title || "").split("\u2026").map(function (part) { return part.trim(); })
+        .filter(function (part) { return part.length > 0; });
+      if (parts.join("").length >= TITLE_MIN) titles[docs[i].location] = parts;
+    }
+  }
+
+  // How much the typed text says this section's heading: its parts in order in the text, or the
+  // text inside its one part; by the share of the longer that the shorter covers, so that a short,
+  // generic heading ("is not supported") inside a long message counts for little.
+  function titleBoost(parts, text) {
+    var at = 0;
+    var covered = 0;
+    for (var i = 0; i < parts.length; i++) {
+      at = text.indexOf(parts[i], at);
+      if (at < 0) break;
+      at += parts[i].length;
+      covered += parts[i].length;
+    }
+    if (at >= 0) return 1 + TITLE_IN_QUERY * covered / text.length;
+    if (parts.length === 1 && parts[0].indexOf(text) >= 0) return 1 + QUERY_IN_TITLE * text.length / parts[0].length;
+    return 1;
+  }
+
+  function headingsFirst(index) {
+    var search = index.search;
+    index.search = function () {
+      var results = search.apply(this, arguments);
+      var text = plain(typed);
+      if (text.length < TITLE_MIN) return results;
+      for (var i = 0; i < results.length; i++) {
+        var parts = titles[results[i].ref];
+        if (parts) results[i].score *= titleBoost(parts, text);
+      }
+      return results.sort(function (a, b) { return b.score - a.score; });
+    };
+    return index;
   }
 
   // 4. On a served site the setup starts as this worker starts: it fetches the search index itself
@@ -327,6 +386,7 @@
         return event.early ? go() : afterEarly(message, go);
       }
       if (message && message.type === QUERY && typeof message.data === "string") {
+        typed = message.data;
         event = { data: { type: QUERY, data: rewrite(message.data) } };
       }
       return handler.call(this, event);
