@@ -128,9 +128,11 @@ class ProjectCache:
     kbs: Memo[tuple[KB, list[Problem]]] = field(default_factory=Memo)
     renders: Memo[tuple[tuple[tuple[str, str], ...], str, list[Problem]]] = field(default_factory=Memo)  # by table
     checks: Memo[tuple[list[Problem], list[str]]] = field(default_factory=Memo)  # problems, notes
+    package: Memo[list[Problem]] = field(default_factory=Memo)  # the package check's, by part (project.py)
 
     def sweep(self) -> tuple[int, int]:
         """End of a build; (reused, made) page renders."""
         self.kbs.sweep()
         self.checks.sweep()
+        self.package.sweep()
         return self.renders.sweep()

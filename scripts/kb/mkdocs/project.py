@@ -18,7 +18,7 @@ from ..core.schema import TABLES
 from ..core.validate import validate_kb
 from ..core.yamlload import YAMLProblem, check_characters, decode
 from ..pages import pages as pages_module
-from ..pages.namecheck import check_errors, check_names
+from ..pages.namecheck import Reuse, check_errors, check_names
 from ..pages.pages import (
     Page,
     check_descriptions,
@@ -365,15 +365,37 @@ def check_package(
     except PackageError as exc:
         return [exc.problem]
     others = frozenset(fwwheels.framework_pins(project.root))
+    reuse = _package_reuse(project, wheel, pin, others, cache)
+    kb, held = project.kb, index
     problems = check_names(
-        project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root, others
+        kb, project.pages.values(), project.root / "snippets", held, pin, project.root, others, reuse
     )
     problems += _framework_check(project, cache)
-    problems += check_errors(project.kb, index)
-    problems += _messages(project)
-    problems += check_facts(project.kb, index.facts)
+    problems += (reuse or _fresh)(
+        ["errors, messages, facts"], lambda: check_errors(kb, held) + _messages(project) + check_facts(kb, held.facts)
+    )
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
+
+
+def _package_reuse(
+    project: Project, wheel: Path | None, pin: str, others: frozenset[str], cache: ProjectCache | None
+) -> Reuse | None:
+    """Under serve, a package check's problems reused for the same parts (the page or sample
+    checked, with its text) and the same KB (all of docs/data), pin, framework pins and wheel (by
+    name, size and modification time, as load_index trusts its own index of it)."""
+    if cache is None or not project.kb_key or wheel is None:
+        return None
+    memo, context = cache.package, ["package", project.kb_key, pin, *sorted(others), _stat_line(wheel)]
+
+    def reuse(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+        return list(memo.get_or_make(digest([*context, *parts]), make) or [])
+
+    return reuse
+
+
+def _fresh(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+    return make()
 
 
 def _framework_check(project: Project, cache: ProjectCache | None) -> list[Problem]:
