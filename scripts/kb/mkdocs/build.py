@@ -212,11 +212,12 @@ class Build:
         return out
 
     def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
-        """Material's search index, compacted in place (kb/render/searchindex.py); none without search."""
+        """Material's search index, compacted in place (kb/render/searchindex.py); none without search.
+        Under serve, a section's split is reused for the same text (kb/mkdocs/pagecache.py)."""
         if not index.is_file():
             return
         try:
-            before, after = compact_file(index)
+            before, after = compact_file(index, partial(_memo, self._derived()))
         except SearchIndexError as exc:
             fail([Problem(str(index), 1, str(exc))], "search index")
             return
