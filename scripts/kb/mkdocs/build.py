@@ -31,6 +31,7 @@ from ..render.render import Ctx, abbreviations, banner, render_markdown, review_
 from ..render.searchindex import SearchIndexError, compact_file, material_worker
 from ..render.slim import slim_html
 from ..wiki.editlinks import check_settings
+from .export import export_project
 from .pagecache import Memo, digest
 from .project import Project, built_sources, validate_project
 from .servecache import ServeCache
@@ -210,6 +211,11 @@ class Build:
             fail(problems, uri)
         out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta, self._derived())
         return out
+
+    def export(self, root: Path, site: Path) -> None:
+        """kb.json and kb.schema.json (kb/mkdocs/export.py); under serve, kb.json's text is reused
+        while docs/data and the pin are the same."""
+        export_project(self.project, root, site, partial(_memo, self._derived()))
 
     def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
         """Material's search index, compacted in place (kb/render/searchindex.py); none without search.
