@@ -59,3 +59,43 @@ def test_never_stale_any_sequence_of_indexes_compacts_as_without_the_cache(tmp_p
     for texts in indexes:
         _both(build, tmp, _index(texts))
         build.cache.derived.sweep()
+
+
+class _Index:
+    """Material's search index as the serve cache wraps it: entries made from a page, parse counted."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+        self.parses = 0
+
+    def add_entry_from_context(self, page) -> None:
+        self.parses += 1
+        self.entries.append({"location": page.url, "title": page.title, "text": page.content, "tags": ["t"]})
+
+
+class _Plugins(dict):
+    pass
+
+
+class _Page:
+    def __init__(self, url: str, content: str) -> None:
+        self.url, self.title, self.content, self.meta, self.toc = url, url, content, {}, []
+
+
+def _entries(cache, pages: list[_Page]) -> tuple[list[dict], int]:
+    index = _Index()
+    cache.cache_search(_Plugins({"material/search": type("P", (), {"search_index": index})()}))
+    for page in pages:
+        index.add_entry_from_context(page)
+    return index.entries, index.parses
+
+
+def test_a_pages_search_entries_are_reused_until_its_html_changes_and_never_shared():
+    from kb.mkdocs.servecache import ServeCache
+
+    cache = ServeCache()
+    first, parses = _entries(cache, [_Page("a/", "<p>one</p>"), _Page("b/", "<p>two</p>")])
+    assert parses == 2
+    first[0]["text"] = "changed by a writer"  # what one build does to an entry is not kept
+    again, parses = _entries(cache, [_Page("a/", "<p>one</p>"), _Page("b/", "<p>edited</p>")])
+    assert parses == 1 and [e["text"] for e in again] == ["<p>one</p>", "<p>edited</p>"]
