@@ -67,3 +67,25 @@ def test_an_unchanged_project_reuses_every_part(mini, tmp_path_factory):
     validate_project(mini, wheel=wheel, cache=cache)
     hits, misses = cache.package.sweep()
     assert misses == 0 and hits == 5  # the records, two pages, one sample, the errors/messages/facts
+
+
+def test_a_new_wheel_in_the_same_place_is_read_again(mini, tmp_path_factory):
+    wheels = tmp_path_factory.mktemp("w")
+    wheel, cache = _project(mini, wheels), ProjectCache()
+    page = mini / "docs" / "sub" / "page.md"
+    page.write_text(page.read_text() + f"\nCall `{MISSING}()`.\n")
+    assert _names(_both(mini, wheel, cache))
+    for old in wheels.iterdir():
+        old.unlink()
+    assert build_wheel(wheels, extra={"torch_tpu/no_such_name.py": "VALUE = 1\n"}) == wheel
+    assert _names(_both(mini, wheel, cache)) == []  # the new wheel has the name
+
+
+def test_a_renamed_heading_breaks_the_link_into_it_with_the_anchors_cached(mini):
+    cache = ProjectCache()
+    page = mini / "docs" / "sub" / "page.md"
+    assert not [p for p in _both(mini, None, cache) if "details" in p]
+    page.write_text(page.read_text().replace("## Details", "## More"))
+    assert [p for p in _both(mini, None, cache) if "#details" in p]
+    page.write_text(page.read_text().replace("## More", "## Details"))
+    assert not [p for p in _both(mini, None, cache) if "details" in p]

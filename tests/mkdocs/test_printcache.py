@@ -46,7 +46,7 @@ def test_an_edit_changes_its_own_part_and_reuses_the_others_and_its_other_sectio
     second = _parts(build, pages)
     assert "edited" in second[PART_1][0] and "edited" not in first[PART_1][0]
     assert second[PART_3] == first[PART_3]
-    assert build.cache.derived.sweep() == (2, 2)  # part 3 and a's section reused; part 1 and b's made
+    assert build.cache.derived.sweep() == (3, 3)  # part 3, a's HTML and section reused; part 1, b's made
 
 
 def test_moving_or_retitling_a_page_changes_every_section_that_links_to_it():
@@ -67,7 +67,7 @@ def test_an_id_the_print_page_repeats_is_reported_with_the_sections_reused():
     build.cache.derived.sweep()
     html, problems = build.printable(pages, PART_3, URLS[PART_3], '<h2 id="limits_c__x">Own</h2>')
     assert [p.path for p in problems] == ["docs/limits/c.md"] and "'limits_c__x'" in problems[0].message
-    assert build.cache.derived.sweep() == (2, 1)  # both sections reused, the part made again
+    assert build.cache.derived.sweep() == (4, 1)  # both pages' HTML and sections reused, the part made again
 
 
 EDITS = st.lists(

@@ -121,8 +121,7 @@ class Build:
         parts = ["print", print_src, print_url, own_html]
         for p in pages:
             parts += [p.file.src_uri, p.url, p.title or "", (p.content or "") if _printed_on(p, print_src) else ""]
-        reuse = None if memo is None else partial(_memo, memo)
-        return _memo(memo, parts, lambda: printable(pages, print_src, print_url, own_html, reuse))
+        return _memo(memo, parts, lambda: printable(pages, print_src, print_url, own_html, memo))
 
     def finish(self, html: str) -> str:
         """``finish`` (accessibility fixes, then lighter markup), reused under serve for a page
@@ -279,11 +278,16 @@ _SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
 _NO_PART = "no part of the printable handbook holds this page (expected its folder in PARTS, kb/render/printpage.py)"
 
 
-def print_sections(pages: list[Any], print_src: str | None = None) -> list[Section]:
+def print_sections(pages: list[Any], print_src: str | None = None, memo: Memo[Any] | None = None) -> list[Section]:
     """The nav pages other than the print pages, as sections of the printable handbook (with
-    ``print_src``, the HTML only of the pages that part prints: the others' is not read)."""
+    ``print_src``, the HTML only of the pages that part prints: the others' is not read; with
+    ``memo``, a page's HTML without the search attributes is reused for the same HTML)."""
+
+    def unsearched(html: str) -> str:
+        return str(_memo(memo, ["unsearched", html], lambda: _SEARCH_ATTRS.sub("", html)))
+
     return [
-        Section(p.file.src_uri, p.url, p.title or "", _SEARCH_ATTRS.sub("", p.content or ""))
+        Section(p.file.src_uri, p.url, p.title or "", unsearched(p.content or ""))
         if print_src is None or _printed_on(p, print_src)
         else Section(p.file.src_uri, p.url, p.title or "", "")
         for p in pages
@@ -297,14 +301,16 @@ def _printed_on(page: Any, print_src: str) -> bool:
 
 
 def printable(
-    pages: list[Any], print_src: str, print_url: str, own_html: str = "", reuse: Reuse | None = None
+    pages: list[Any], print_src: str, print_url: str, own_html: str = "", memo: Memo[Any] | None = None
 ) -> tuple[str, list[Problem]]:
     """The part ``print_src`` of the printable handbook's HTML, on a line of its own as Markdown
     puts a raw HTML block, and a problem for each id it would repeat (``own_html``: the print
-    page's own content) and for each page that no part holds (``reuse``: as build_print's)."""
+    page's own content) and for each page that no part holds (``memo``: under serve, each page's
+    section is reused for the same inputs, see build_print)."""
     urls = {p.file.src_uri: p.url for p in pages}
     sections, elsewhere, problems = [], {}, []
-    for section in print_sections(pages, print_src):
+    reuse: Reuse | None = None if memo is None else partial(_memo, memo)
+    for section in print_sections(pages, print_src, memo):
         part = part_of(section.src_uri)
         if part is None:
             problems.append(Problem(f"docs/{section.src_uri}", 1, _NO_PART))
