@@ -19,7 +19,6 @@ from mkdocs.utils.templates import TemplateContext
 sys.path.insert(0, str(Path(__file__).parent))
 
 from kb.mkdocs.build import CHECK_TIMED, Build, BuildFailed, fail, report  # noqa: E402, F401 - the bench reads CHECK_TIMED
-from kb.mkdocs.export import export_project  # noqa: E402
 from kb.mkdocs.publish import shown_site  # noqa: E402
 from kb.render.printpage import PRINT_PARTS  # noqa: E402
 from kb.wiki.urls import built_redirects  # noqa: E402
@@ -82,7 +81,7 @@ def on_post_template(output_content: str, **_: object) -> str:
 def on_post_build(config: MkDocsConfig) -> None:
     """The kb.json export, then the built site: its search index compacted (the search plugin has
     written it) and checked (links, anchors, assets, external loads)."""
-    export_project(_build.project, Path(config.config_file_path).parent, Path(config.site_dir))
+    _build.export(Path(config.config_file_path).parent, Path(config.site_dir))
     site, maps = Path(config.site_dir), built_redirects(config.plugins, config.use_directory_urls)
     shown = shown_site(site, Path(config.config_file_path).parent, os.environ)
     root_path = urlsplit(config.site_url or "/").path  # the site's links are absolute under it (404.html)

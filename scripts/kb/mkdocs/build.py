@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -24,16 +25,18 @@ from ..core.yamlload import YAMLProblem, decode
 from ..pages.pages import split_front_matter
 from ..render.abbrtrie import TrieAbbrExtension
 from ..render.postprocess import fix_html
-from ..render.printpage import PRINT_PAGES, Section, build_print, part_of
+from ..render.printpage import PRINT_PAGES, Reuse, Section, build_print, part_of
 from ..render.readingpath import link_reading_path
 from ..render.render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from ..render.searchindex import SearchIndexError, compact_file, material_worker
 from ..render.slim import slim_html
 from ..wiki.editlinks import check_settings
+from .export import export_project
 from .pagecache import Memo, digest
 from .project import Project, built_sources, validate_project
 from .servecache import ServeCache
 from .serveguard import LastGood
+from .watcher import quicken
 
 T = TypeVar("T")
 CHECK_TIMED = "built-site check took"  # ./dev bench reads the time from this line
@@ -111,11 +114,14 @@ class Build:
     def printable(
         self, pages: list[Any], print_src: str, print_url: str, own_html: str = ""
     ) -> tuple[str, list[Problem]]:
-        """A part of the printable handbook (``printable``), reused under serve while no page changed."""
+        """A part of the printable handbook (``printable``), reused under serve while none of its
+        pages changed and no page was added, moved or retitled (the HTML of another part's pages
+        is not read); each of its pages' sections is reused while that page did not change."""
+        memo = self._derived()
         parts = ["print", print_src, print_url, own_html]
-        for s in print_sections(pages):
-            parts += [s.src_uri, s.url, s.title, s.html]
-        return _memo(self._derived(), parts, lambda: printable(pages, print_src, print_url, own_html))
+        for p in pages:
+            parts += [p.file.src_uri, p.url, p.title or "", (p.content or "") if _printed_on(p, print_src) else ""]
+        return _memo(memo, parts, lambda: printable(pages, print_src, print_url, own_html, memo))
 
     def finish(self, html: str) -> str:
         """``finish`` (accessibility fixes, then lighter markup), reused under serve for a page
@@ -142,10 +148,11 @@ class Build:
         self.cache.attach(page)
 
     def keep_serving(self, server: Any, site: Path) -> Any:
-        """Under serve, wrap the server's builder so a failed rebuild leaves the last good site."""
+        """Under serve, wrap the server's builder so a failed rebuild leaves the last good site, and
+        look for edits every 0.1 s rather than MkDocs' 0.5 s (kb/mkdocs/watcher.py)."""
         self.last_site = LastGood(site)
         server.builder = self.last_site.wrap(server.builder)
-        return server
+        return quicken(server)
 
     def shut_down(self) -> None:
         if self.last_site is not None:
@@ -204,12 +211,18 @@ class Build:
         out = self.last_pages[uri] = page_markdown(project, uri, rendered, meta, self._derived())
         return out
 
+    def export(self, root: Path, site: Path) -> None:
+        """kb.json and kb.schema.json (kb/mkdocs/export.py); under serve, kb.json's text is reused
+        while docs/data and the pin are the same."""
+        export_project(self.project, root, site, partial(_memo, self._derived()))
+
     def compact_search(self, index: Path, log: Callable[[str], None]) -> None:
-        """Material's search index, compacted in place (kb/render/searchindex.py); none without search."""
+        """Material's search index, compacted in place (kb/render/searchindex.py); none without search.
+        Under serve, a section's split is reused for the same text (kb/mkdocs/pagecache.py)."""
         if not index.is_file():
             return
         try:
-            before, after = compact_file(index)
+            before, after = compact_file(index, partial(_memo, self._derived()))
         except SearchIndexError as exc:
             fail([Problem(str(index), 1, str(exc))], "search index")
             return
@@ -265,22 +278,39 @@ _SEARCH_ATTRS = re.compile(r'\s?data-search-\w+="[^"]+"')
 _NO_PART = "no part of the printable handbook holds this page (expected its folder in PARTS, kb/render/printpage.py)"
 
 
-def print_sections(pages: list[Any]) -> list[Section]:
-    """The nav pages other than the print pages, as sections of the printable handbook."""
+def print_sections(pages: list[Any], print_src: str | None = None, memo: Memo[Any] | None = None) -> list[Section]:
+    """The nav pages other than the print pages, as sections of the printable handbook (with
+    ``print_src``, the HTML only of the pages that part prints: the others' is not read; with
+    ``memo``, a page's HTML without the search attributes is reused for the same HTML)."""
+
+    def unsearched(html: str) -> str:
+        return str(_memo(memo, ["unsearched", html], lambda: _SEARCH_ATTRS.sub("", html)))
+
     return [
-        Section(p.file.src_uri, p.url, p.title or "", _SEARCH_ATTRS.sub("", p.content or ""))
+        Section(p.file.src_uri, p.url, p.title or "", unsearched(p.content or ""))
+        if print_src is None or _printed_on(p, print_src)
+        else Section(p.file.src_uri, p.url, p.title or "", "")
         for p in pages
         if p.file.src_uri not in PRINT_PAGES
     ]
 
 
-def printable(pages: list[Any], print_src: str, print_url: str, own_html: str = "") -> tuple[str, list[Problem]]:
+def _printed_on(page: Any, print_src: str) -> bool:
+    part = part_of(page.file.src_uri)
+    return part is not None and part.src_uri == print_src and page.file.src_uri not in PRINT_PAGES
+
+
+def printable(
+    pages: list[Any], print_src: str, print_url: str, own_html: str = "", memo: Memo[Any] | None = None
+) -> tuple[str, list[Problem]]:
     """The part ``print_src`` of the printable handbook's HTML, on a line of its own as Markdown
     puts a raw HTML block, and a problem for each id it would repeat (``own_html``: the print
-    page's own content) and for each page that no part holds."""
+    page's own content) and for each page that no part holds (``memo``: under serve, each page's
+    section is reused for the same inputs, see build_print)."""
     urls = {p.file.src_uri: p.url for p in pages}
     sections, elsewhere, problems = [], {}, []
-    for section in print_sections(pages):
+    reuse: Reuse | None = None if memo is None else partial(_memo, memo)
+    for section in print_sections(pages, print_src, memo):
         part = part_of(section.src_uri)
         if part is None:
             problems.append(Problem(f"docs/{section.src_uri}", 1, _NO_PART))
@@ -288,7 +318,7 @@ def printable(pages: list[Any], print_src: str, print_url: str, own_html: str = 
         sections.append(section)
         if part.src_uri != print_src:
             elsewhere[section.src_uri] = urls.get(part.src_uri, part.src_uri.removesuffix(".md") + "/")
-    html, repeated = build_print(sections, print_url, own_html, elsewhere, print_src)
+    html, repeated = build_print(sections, print_url, own_html, elsewhere, print_src, reuse)
     return "\n" + html, problems + repeated
 
 

@@ -9,6 +9,7 @@ gives the same bytes. Characters that mean something in HTML are written as JSON
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -70,10 +71,12 @@ def dumps(value: object) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def write_export(kb: KB, site: Path, pin: str | None) -> list[Path]:
-    """Write kb.json and kb.schema.json at the root of the built site; return their paths."""
+def write_export(kb: KB, site: Path, pin: str | None, data_text: str | None = None) -> list[Path]:
+    """Write kb.json (``data_text`` when given: the text of the same KB and pin) and
+    kb.schema.json at the root of the built site; return their paths."""
     written = []
-    for name, text in ((DATA_FILE, dumps(kb_document(kb, pin))), (SCHEMA_FILE, _schema_text())):
+    data = dumps(kb_document(kb, pin)) if data_text is None else data_text
+    for name, text in ((DATA_FILE, data), (SCHEMA_FILE, _schema_text())):
         path = site / name
         path.write_text(text, encoding="utf-8")
         written.append(path)
@@ -86,8 +89,12 @@ def _schema_text() -> str:
     return dumps(kb_schema())
 
 
-def export_project(project: Project | None, root: Path, site: Path) -> list[Path]:
-    """/kb.json and /kb.schema.json of a validated project (nothing without a KB), with the pin when it reads."""
+def export_project(
+    project: Project | None, root: Path, site: Path, reuse: Callable[[list[str], Callable[[], str]], str] | None = None
+) -> list[Path]:
+    """/kb.json and /kb.schema.json of a validated project (nothing without a KB), with the pin when it reads.
+    ``reuse(parts, make)``: kb.json's text, or the one kept for the same ``parts``: the digest of
+    docs/data the KB was read from and the pin (under serve, kb/mkdocs/build.py)."""
     from ..wheel.package import PackageError, pin_text
 
     if project is None or project.kb is None:
@@ -96,4 +103,8 @@ def export_project(project: Project | None, root: Path, site: Path) -> list[Path
         pin: str | None = pin_text(root)
     except PackageError:
         pin = None
-    return write_export(project.kb, site, pin)
+    kb = project.kb
+    if reuse is None or not project.kb_key:
+        return write_export(kb, site, pin)
+    text = reuse(["kb.json", project.kb_key, repr(pin)], lambda: dumps(kb_document(kb, pin)))
+    return write_export(kb, site, pin, text)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 if TYPE_CHECKING:
     from ..core.errors import Problem
     from ..core.load import KB
+    from ..wheel.wheel import WheelIndex
 
 T = TypeVar("T")
 
@@ -128,9 +129,15 @@ class ProjectCache:
     kbs: Memo[tuple[KB, list[Problem]]] = field(default_factory=Memo)
     renders: Memo[tuple[tuple[tuple[str, str], ...], str, list[Problem]]] = field(default_factory=Memo)  # by table
     checks: Memo[tuple[list[Problem], list[str]]] = field(default_factory=Memo)  # problems, notes
+    package: Memo[list[Problem]] = field(default_factory=Memo)  # the package check's, by part (project.py)
+    indexes: Memo[WheelIndex] = field(default_factory=Memo)  # the pinned wheel's index, by the wheel's stat
+    anchors: Memo[frozenset[str]] = field(default_factory=Memo)  # each rendered page's anchors, by its text
 
     def sweep(self) -> tuple[int, int]:
         """End of a build; (reused, made) page renders."""
         self.kbs.sweep()
         self.checks.sweep()
+        self.package.sweep()
+        self.indexes.sweep()
+        self.anchors.sweep()
         return self.renders.sweep()

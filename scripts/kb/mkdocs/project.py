@@ -18,7 +18,7 @@ from ..core.schema import TABLES
 from ..core.validate import validate_kb
 from ..core.yamlload import YAMLProblem, check_characters, decode
 from ..pages import pages as pages_module
-from ..pages.namecheck import check_errors, check_names
+from ..pages.namecheck import Reuse, check_errors, check_names
 from ..pages.pages import (
     Page,
     check_descriptions,
@@ -92,10 +92,10 @@ def validate_project(
         problems = validate_kb(kb)
     project.problems += problems
     ready = not problems  # the gate: render only from a KB whose references all resolve
-    renders = cache.renders if cache is not None and kb_key else None
+    renders = _Renders(kb_key, cache.renders, table_keys, cache.anchors) if cache is not None and kb_key else _Renders()
     queue_for = partial(review_queue, root, kb) if ready else None
     pages, problems, project.review = read_pages(
-        scan.pages, project.docs, root, kb if ready else None, _Renders(kb_key, renders, table_keys), queue_for
+        scan.pages, project.docs, root, kb if ready else None, renders, queue_for
     )
     project.problems += problems
     project.problems += check_descriptions(pages)
@@ -144,7 +144,8 @@ def _read_kb(data: Path, root: Path, cache: ProjectCache | None) -> tuple[KB, li
 
 @dataclass
 class _Renders:
-    """Where read_pages may reuse a page's rendered shortcodes: the KB's digests and the cache.
+    """Where read_pages may reuse a page's rendered shortcodes and anchors: the KB's digests and the
+    cache (only for a KB read whole from one state of docs/data: a ``kb_key``).
 
     A render is kept with the digests of the tables it read (load.TableReads) and of docs/data's
     files that are no table (read by path, such as the message inventory), and reused for the same
@@ -154,6 +155,14 @@ class _Renders:
     kb_key: str = ""
     memo: Memo[tuple[tuple[tuple[str, str], ...], str, list[Problem]]] | None = None
     tables: dict[str, str] = field(default_factory=dict)  # digest by table name (pagecache.data_digests)
+    anchor_memo: Memo[frozenset[str]] | None = None
+
+    def anchors(self, rendered: str) -> set[str]:
+        """``page_anchors`` of a rendered page, reused under serve for the same text."""
+        if self.anchor_memo is None:
+            return page_anchors(rendered)
+        found = self.anchor_memo.get_or_make(digest(["anchors", rendered]), lambda: frozenset(page_anchors(rendered)))
+        return set(found or ())
 
     def render(self, page: Page, kb: KB, queue: Queue | None) -> tuple[str, list[Problem]]:
         """The page's Markdown with its shortcodes rendered; a page that shows the review queue
@@ -238,9 +247,10 @@ def read_pages(
             problems.append(_crash(exc, "docs"))
     for page in readable:
         try:
-            page.rendered, found = (renders or _Renders()).render(page, kb, queue)
+            renders = renders or _Renders()
+            page.rendered, found = renders.render(page, kb, queue)
             problems += found
-            page.anchors = page_anchors(page.rendered)
+            page.anchors = renders.anchors(page.rendered)
         except Exception as exc:  # a bug in a renderer must not become a traceback
             problems.append(_crash(exc, page.shown))
             page.rendered, page.anchors = page.body, _AnyAnchor()
@@ -361,19 +371,53 @@ def check_package(
                     "(run './dev check-wheel' once to download it; the build never downloads)"
                 )
                 return []
-            index = load_index(wheel)
+            index = _load_index(wheel, cache)
     except PackageError as exc:
         return [exc.problem]
     others = frozenset(fwwheels.framework_pins(project.root))
+    reuse = _package_reuse(project, wheel, pin, others, cache)
+    kb, held = project.kb, index
     problems = check_names(
-        project.kb, project.pages.values(), project.root / "snippets", index, pin, project.root, others
+        kb, project.pages.values(), project.root / "snippets", held, pin, project.root, others, reuse
     )
     problems += _framework_check(project, cache)
-    problems += check_errors(project.kb, index)
-    problems += _messages(project)
-    problems += check_facts(project.kb, index.facts)
+    problems += (reuse or _fresh)(
+        ["errors, messages, facts"], lambda: check_errors(kb, held) + _messages(project) + check_facts(kb, held.facts)
+    )
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
     return problems
+
+
+def _load_index(wheel: Path, cache: ProjectCache | None) -> WheelIndex:
+    """``load_index``, reused under serve for the same wheel by name, size and modification time
+    (the key of load_index's own index of it)."""
+    if cache is None:
+        return load_index(wheel)
+    found = cache.indexes.get_or_make(
+        digest(["index", str(wheel.resolve()), _stat_line(wheel)]), partial(load_index, wheel)
+    )
+    assert found is not None  # load_index returns an index or raises
+    return found
+
+
+def _package_reuse(
+    project: Project, wheel: Path | None, pin: str, others: frozenset[str], cache: ProjectCache | None
+) -> Reuse | None:
+    """Under serve, a package check's problems reused for the same parts (the page or sample
+    checked, with its text) and the same KB (all of docs/data), pin, framework pins and wheel (by
+    name, size and modification time, as load_index trusts its own index of it)."""
+    if cache is None or not project.kb_key or wheel is None:
+        return None
+    memo, context = cache.package, ["package", project.kb_key, pin, *sorted(others), _stat_line(wheel)]
+
+    def reuse(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+        return list(memo.get_or_make(digest([*context, *parts]), make) or [])
+
+    return reuse
+
+
+def _fresh(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+    return make()
 
 
 def _framework_check(project: Project, cache: ProjectCache | None) -> list[Problem]:

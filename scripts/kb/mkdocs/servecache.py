@@ -102,7 +102,8 @@ class ServeCache:
             self.converted.put(key, _taken(page))
 
     def cache_search(self, plugins: Any) -> None:
-        """Wrap Material's search index so an unchanged page's entries are reused."""
+        """Wrap Material's search index so an unchanged page's entries are reused. Material only
+        writes an entry out (json.dumps) once made, so each is copied, not its lists and strings."""
         plugin = plugins.get("material/search") if hasattr(plugins, "get") else None
         index = getattr(plugin, "search_index", None)
         if index is None:
@@ -113,12 +114,12 @@ class ServeCache:
             key = _search_key(page)
             found = self.searched.get(key)
             if found is not None:
-                index.entries.extend(copy.deepcopy(found))
+                index.entries.extend(dict(entry) for entry in found)
                 return
             self.searched.misses += 1
             start = len(index.entries)
             original(page)
-            self.searched.put(key, copy.deepcopy(index.entries[start:]))
+            self.searched.put(key, [dict(entry) for entry in index.entries[start:]])
 
         index.add_entry_from_context = add
 

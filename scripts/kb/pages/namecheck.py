@@ -9,8 +9,9 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from packaging.version import InvalidVersion, Version
@@ -52,23 +53,41 @@ def check_names(
     pin: str,
     shown_root: Path,
     others: frozenset[str] = frozenset(),
+    reuse: Reuse | None = None,
 ) -> list[Problem]:
     """Every way the handbook can disagree with the wheel, as Problems. ``others`` are the framework
-    pins a record may be checked against instead (``kb.wheel.fwwheels`` holds those records to their wheels)."""
+    pins a record may be checked against instead (``kb.wheel.fwwheels`` holds those records to their wheels).
+
+    ``reuse(parts, make)``: ``make()``'s problems, or a copy of those kept for the same ``parts``,
+    which name the page or sample checked and its text; the caller's key adds the KB, the wheel,
+    the pin and ``others`` (under serve, kb/mkdocs/project.py)."""
     allowed = allowed_names(kb, index)
+    once = reuse or _fresh
+    problems = list(once(["records"], partial(_check_records, kb, index, pin, allowed, others)))
+    for page in pages:
+        problems += once(
+            ["page", page.shown, page.text], partial(check_text_lines, page.shown, page.text, 1, index, allowed)
+        )
+    if snippets.is_dir():
+        for path in sorted(snippets.rglob("*")):
+            if path.suffix in _SAMPLES:
+                shown, text = path.relative_to(shown_root).as_posix(), normalize(path.read_text("utf-8", "replace"))
+                problems += once(["sample", shown, text], partial(_SAMPLES[path.suffix], shown, text, index, allowed))
+    return problems
+
+
+Reuse = Callable[[list[str], Callable[[], list[Problem]]], list[Problem]]
+
+
+def _fresh(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+    return make()
+
+
+def _check_records(kb: KB, index: WheelIndex, pin: str, allowed: Allowed, others: frozenset[str]) -> list[Problem]:
     problems: list[Problem] = []
     for records in kb.tables.values():
         for rec in records:
             problems += check_record(rec, index, pin, allowed, others)
-    for page in pages:
-        problems += check_text_lines(page.shown, page.text, 1, index, allowed)
-    if snippets.is_dir():
-        for path in sorted(snippets.rglob("*")):
-            shown = path.relative_to(shown_root).as_posix()
-            if path.suffix == ".py":
-                problems += check_python_sample(shown, normalize(path.read_text("utf-8", "replace")), index, allowed)
-            elif path.suffix == ".sh":
-                problems += check_shell_sample(shown, normalize(path.read_text("utf-8", "replace")), index, allowed)
     return problems
 
 
@@ -426,3 +445,9 @@ def _fields(model: Model) -> Iterator[tuple[str, str]]:
 
 def _at(rec: Record[Model], path: KeyPath, message: str) -> Problem:
     return Problem(rec.path, rec.line_of(*path), f"{rec.where(*path)}: {message}")
+
+
+_SAMPLES: dict[str, Callable[[str, str, WheelIndex, Allowed], list[Problem]]] = {
+    ".py": check_python_sample,
+    ".sh": check_shell_sample,
+}

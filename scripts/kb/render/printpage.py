@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from html import unescape
 from urllib.parse import urljoin, urlsplit
 
 from ..core.errors import Problem
 from ..core.escape import html_attr, md_text
 
+Reuse = Callable[[list[str], Callable[[], tuple[str, list[str]]]], tuple[str, list[str]]]
 PRINT_PAGE = "about/print.md"  # the page that lists the parts of the printable handbook
 
 
@@ -81,12 +84,15 @@ def build_print(
     own_html: str = "",
     elsewhere: dict[str, str] | None = None,
     own_src: str = PRINT_PAGE,
+    reuse: Reuse | None = None,
 ) -> tuple[str, list[Problem]]:
     """The sections as one HTML fragment, and a problem for each id it would repeat: a section's
     id or an id in it that is already an id of the print page (``own_html``) or of an earlier
     section. The problem is at the page whose section repeats it (line 1: its file name or a
     heading of it makes the id). ``elsewhere``: the pages printed on another print page, each
-    with that page's URL (site-relative); links to them go there."""
+    with that page's URL (site-relative); links to them go there (their HTML is not read).
+    ``reuse(parts, make)``: ``make()``'s result for a section, or one kept for the same ``parts``
+    (every input of ``make``), as under serve (kb/mkdocs/build.py)."""
     elsewhere = elsewhere or {}
     prefixes: dict[str, str] = {}
     targets: dict[str, tuple[str, str]] = {}  # a page URL (each spelling) -> its print page's URL, prefix
@@ -101,16 +107,27 @@ def build_print(
     parts = []
     owners = {value: own_src for value in _OWN_ID.findall(own_html)}
     problems: list[Problem] = []
+    every_target = repr(sorted(targets.items()))  # what a section's links are rewritten against
     for section in sections:
         if section.src_uri in elsewhere:
             continue
         prefix = prefixes[section.src_uri]
-        rewriter = _Rewriter(prefix, section.url, print_url, targets)
-        body = rewriter.rewrite(for_paper(section.html))
-        heading = "" if re.match(r"\s*<h1[\s>]", body) else f"<h1>{md_text(section.title)}</h1>\n"
-        parts.append(f'<section class="kb-print-page" id="{html_attr(prefix)}">\n{heading}{body}\n</section>')
-        problems += _repeated(section.src_uri, [prefix, *rewriter.ids], owners, own_src)
+        make = partial(_printed, section, prefix, print_url, targets)
+        key = ["print section", print_url, prefix, every_target, section.src_uri, section.url, section.title]
+        html, ids = make() if reuse is None else reuse([*key, section.html], make)
+        parts.append(html)
+        problems += _repeated(section.src_uri, [prefix, *ids], owners, own_src)
     return "\n".join(parts), problems
+
+
+def _printed(
+    section: Section, prefix: str, print_url: str, targets: dict[str, tuple[str, str]]
+) -> tuple[str, list[str]]:
+    """One page as a section of the print page, and the ids written in it, in order."""
+    rewriter = _Rewriter(prefix, section.url, print_url, targets)
+    body = rewriter.rewrite(for_paper(section.html))
+    heading = "" if re.match(r"\s*<h1[\s>]", body) else f"<h1>{md_text(section.title)}</h1>\n"
+    return f'<section class="kb-print-page" id="{html_attr(prefix)}">\n{heading}{body}\n</section>', rewriter.ids
 
 
 # What a sheet of paper can't show: a glossary term's or a source link's tooltip, a heading's

@@ -17,6 +17,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
+from collections.abc import Callable
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -84,8 +86,13 @@ def split_text(text: str, title: str, separator: re.Pattern[str], stop: frozense
     return f"{head} …", words
 
 
-def compact_index(data: dict[str, Any]) -> dict[str, Any]:
-    """The index with each section's text split into teaser and words, tags only on page entries."""
+Reuse = Callable[[list[str], Callable[[], tuple[str, str]]], tuple[str, str]]
+
+
+def compact_index(data: dict[str, Any], reuse: Reuse | None = None) -> dict[str, Any]:
+    """The index with each section's text split into teaser and words, tags only on page entries.
+    ``reuse(parts, make)``: ``make()``'s split of a section, or one kept for the same ``parts``
+    (its text and title, the separator and the stop words), as under serve (kb/mkdocs/build.py)."""
     try:
         config = data["config"]
         separator = re.compile(config["separator"])
@@ -96,9 +103,12 @@ def compact_index(data: dict[str, Any]) -> dict[str, Any]:
     if WORDS not in fields:
         raise SearchIndexError(f"mkdocs.yml: plugins.search.fields has no '{WORDS}' field for a section's other words")
     stop = stop_words() if "stopWordFilter" in config.get("pipeline", []) else frozenset()
-    out = []
+    out, every_stop = [], " ".join(sorted(stop))
     for doc in docs:
-        teaser, words = split_text(str(doc.get("text", "")), str(doc.get("title", "")), separator, stop)
+        text, title = str(doc.get("text", "")), str(doc.get("title", ""))
+        split = partial(split_text, text, title, separator, stop)
+        key = ["split", text, title, separator.pattern, every_stop]  # every input of the split
+        teaser, words = split() if reuse is None else reuse(key, split)
         entry = {**doc, "text": teaser}
         if words:
             entry[WORDS] = words
@@ -108,8 +118,9 @@ def compact_index(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "docs": out}
 
 
-def compact_file(path: Path) -> tuple[int, int]:
-    """Rewrite a built search_index.json compacted; return its size in bytes before and after."""
+def compact_file(path: Path, reuse: Reuse | None = None) -> tuple[int, int]:
+    """Rewrite a built search_index.json compacted; return its size in bytes before and after
+    (``reuse``: as compact_index's)."""
     raw = path.read_bytes()
     try:
         data = json.loads(raw)
@@ -117,6 +128,6 @@ def compact_file(path: Path) -> tuple[int, int]:
         raise SearchIndexError(f"{path}: not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise SearchIndexError(f"{path}: not a search index (no object at the top)")
-    text = json.dumps(compact_index(data), ensure_ascii=False, separators=(",", ":"))
+    text = json.dumps(compact_index(data, reuse), ensure_ascii=False, separators=(",", ":"))
     path.write_text(text, encoding="utf-8")
     return len(raw), len(text.encode("utf-8"))
