@@ -375,7 +375,7 @@ def scan_all(
         size = max(8, min(250, len(files) // (jobs * 32) + 1))  # small chunks: no worker idles long at the end
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         done = 0
-        with _workers(jobs, rules, names) as pool:
+        with _workers(jobs, rules, names) as pool, _collector_off():
             for f, p, chunk_flows, chunk_sums in pool.imap(_scan_chunk, chunks):
                 findings += f
                 problems += p
@@ -401,6 +401,21 @@ def _fewer_collections() -> None:
     """Parsing allocates many small objects, each counted toward the cyclic collector's next run;
     the trees hold no cycles, so reference counting frees them and the collector can run rarely."""
     gc.set_threshold(100_000, 50, 100)
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The cyclic collector off while the workers' results come in, and what came then moved out
+    of its reach (gc.freeze): unpickled, the results are hundreds of thousands of tuples that hold
+    no cycle and live until the report is printed, and one collection would walk them all."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
 
 
 @contextmanager
