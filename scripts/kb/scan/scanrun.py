@@ -33,6 +33,7 @@ from types import FrameType
 from ..core.errors import KBError, Problem, escape_text, format_problems
 from ..core.stopping import Stopped, die_with_parent, signal_name, stoppable
 from . import fixtemp, fixwrite
+from .rulecache import cached_rules
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanext import report_extensions
@@ -145,7 +146,10 @@ def _run(args: argparse.Namespace) -> int:
         config = _settings(args)
         if config.site_url is not None and not config.site_url.startswith("https://"):
             return _usage(f"site URL '{escape_text(config.site_url)}': expected an https:// URL")
-        every = load_rules(files, root or files[0].parent, config.site_url)
+        if root is not None and not args.rules:  # the project's own table: kept checked in its .cache
+            every = cached_rules(files, root, config.site_url, root / ".cache")
+        else:
+            every = load_rules(files, root or files[0].parent, config.site_url)
         rules = RuleSet.of([r for r in every.rules if selected(r.code, config.select, config.ignore)])
         walk = collect(args.paths, config.exclude)
     except ConfigError as exc:
