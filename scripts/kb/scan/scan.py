@@ -47,10 +47,9 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Problem
-from ..core.schema import Detector
 from .scandevtest import DEVICE_TESTS, device_tests
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import (
@@ -98,6 +97,9 @@ from .scannames import (
 from .scanray import gpu_resources, mentions_gpus
 from .scanrules import RuleSet, ScanRule
 from .scantriton import kernels, launches
+
+if TYPE_CHECKING:
+    from ..core.schema import Detector
 
 MAX_BYTES = 5_000_000
 Scanned = frozenset[tuple[str, ...]] | None  # the module names of the scanned files (kb.scan.scanflow.module_names)

@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from ..core.schema import Detector
 from .scanguard import Span, _inside, _parents, _spans, guarded
 from .scannames import calls_of
+
+if TYPE_CHECKING:
+    from ..core.schema import Detector
 
 # the detectors it serves
 DEVICE_TESTS: frozenset[Detector] = frozenset({"cpu-else-cuda", "is-cuda-test", "assert-is-cuda"})

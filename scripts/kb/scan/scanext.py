@@ -27,12 +27,14 @@ from __future__ import annotations
 import ast
 import re
 import sys
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
-from ..core.schema import Detector
 from .scanflow import Flows, file_of, module_tails
 from .scannames import Finding, calls_of
 from .scanrules import RuleSet
+
+if TYPE_CHECKING:
+    from ..core.schema import Detector
 
 IMPORT_RULE: Detector = "cuda-extension-import"
 CALL_RULE: Detector = "cuda-extension-call"

@@ -39,9 +39,8 @@ from libcst.codemod import CodemodContext
 from libcst.codemod.visitors import AddImportsVisitor
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from ..core.schema import Fix
 from .scannames import Finding
-from .scanrules import ScanRule
+from .scanrules import RuleFix, ScanRule
 
 Position = tuple[int, int]  # 1-based line, 1-based character column: as findings give them
 Edit = tuple[int, int, str]  # start and end offset in the text, the code that replaces them
@@ -59,9 +58,9 @@ class FixError(Exception):
         self.message = message
 
 
-def fixes_for(findings: Sequence[Finding], rules: dict[str, ScanRule]) -> dict[Position, list[Fix]]:
+def fixes_for(findings: Sequence[Finding], rules: dict[str, ScanRule]) -> dict[Position, list[RuleFix]]:
     """The fixes to try, by the position of the finding they belong to (none for one left to a person)."""
-    out: dict[Position, list[Fix]] = {}
+    out: dict[Position, list[RuleFix]] = {}
     for f in findings:
         fix = rules[f.rule].fix if f.rule in rules and not f.manual else None
         if fix is not None:
@@ -69,7 +68,7 @@ def fixes_for(findings: Sequence[Finding], rules: dict[str, ScanRule]) -> dict[P
     return out
 
 
-def fix_text(text: str, targets: dict[Position, list[Fix]]) -> tuple[str, int]:
+def fix_text(text: str, targets: dict[Position, list[RuleFix]]) -> tuple[str, int]:
     """The fixed text and how many rewrites were made (0: ``text`` unchanged)."""
     if not targets:
         return text, 0
@@ -176,7 +175,7 @@ Parent = Union[cst.CSTNode, None]
 
 
 class _Fixer(cst.CSTTransformer):
-    def __init__(self, targets: dict[Position, list[Fix]], wrapper: MetadataWrapper, torch: str, text: str):
+    def __init__(self, targets: dict[Position, list[RuleFix]], wrapper: MetadataWrapper, torch: str, text: str):
         super().__init__()
         self.targets = targets
         self.torch = torch
@@ -216,7 +215,7 @@ class _Fixer(cst.CSTTransformer):
         expr = cst.parse_expression(text)
         return expr if self.torch == "torch" else expr.visit(_Alias(self.torch))  # type: ignore[return-value]
 
-    def _wanted(self, node: cst.CSTNode, kind: str) -> Fix | None:
+    def _wanted(self, node: cst.CSTNode, kind: str) -> RuleFix | None:
         pos = self.positions.get(node)
         if pos is None:
             return None

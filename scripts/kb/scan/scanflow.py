@@ -18,11 +18,13 @@ than one, is left alone.
 from __future__ import annotations
 
 import posixpath
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from ..core.schema import Detector
 from .scannames import Finding
 from .scanrules import RuleSet
+
+if TYPE_CHECKING:
+    from ..core.schema import Detector
 
 # the detectors whose finding sits where a device value is written (kb.scan.scan device_uses)
 DEVICE_RULES = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})

@@ -16,10 +16,12 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import NamedTuple, Union
+from typing import TYPE_CHECKING, NamedTuple, Union
 
-from ..core.schema import Detector
 from .scanrules import RuleSet, ScanRule
+
+if TYPE_CHECKING:
+    from ..core.schema import Detector
 
 CODE_WIDTH = 100
 MAX_FOLLOW = 6  # how many names deep a value is followed

@@ -9,7 +9,9 @@ dotted path the code resolves to after following its imports and aliases:
   ``*.a.b`` an access ending in ``.a.b``.
 
 Rules are compiled once into plain frozen dataclasses (cheap to pickle into worker processes) and
-indexed by kind, so matching a call costs a dict lookup plus the few wildcard rules.
+indexed by kind, so matching a call costs a dict lookup plus the few wildcard rules. A compiled rule
+holds no pydantic model, and this module imports the table's schema only to read a table: a scan
+whose rules come from kb.scan.rulecache never imports pydantic.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from ..core.errors import KBError, Problem
-from ..core.load import load_table
-from ..core.schema import Detector, Fix, MigrationRule
 from ..core.yamlload import ConfigLoader, YAMLProblem, parse
+
+if TYPE_CHECKING:
+    from ..core.schema import Detector, Fix, MigrationRule
 
 TABLE = "migration_rules"
 SEVERITIES = ("must-change", "review", "info")
@@ -57,6 +60,21 @@ class PathPattern:
 
 
 @dataclass(frozen=True)
+class RuleFix:
+    """A rule's mechanical rewrite, as the table's ``fix:`` declares it (checked by ``schema.Fix``)."""
+
+    kind: str  # one of schema.FIX_KINDS
+    to: str | None = None
+    expression: str | None = None
+    literal: str | None = None
+    guard: bool = False
+
+    @classmethod
+    def of(cls, fix: Fix) -> RuleFix:
+        return cls(fix.kind, fix.to, fix.expression, fix.literal, fix.guard)
+
+
+@dataclass(frozen=True)
 class ScanRule:
     """One compiled rule: what it matches and what a finding says."""
 
@@ -72,7 +90,7 @@ class ScanRule:
     value: tuple[str | bool, ...] = ()  # keyword: the values it matches (none: any value)
     call: PathPattern | None = None  # keyword: only on calls matching this
     path: PathPattern | None = None  # call and attribute
-    fix: Fix | None = None  # the mechanical rewrite, when there is one
+    fix: RuleFix | None = None  # the mechanical rewrite, when there is one
 
 
 @dataclass
@@ -165,7 +183,7 @@ class RuleSet:
                 out.imports.append(rule)
                 out.import_index.setdefault(rule.pattern, []).append(rule)
             else:
-                name = cast(Detector, rule.pattern)  # the schema took only a Detector here
+                name = cast("Detector", rule.pattern)  # the schema took only a Detector here
                 out.detectors.setdefault(name, []).append(rule)
         return out
 
@@ -186,7 +204,7 @@ def compile_rule(model: MigrationRule, link: str) -> ScanRule:
         suggestion=model.suggestion,
         page=model.page,
         link=link,
-        fix=model.fix,
+        fix=RuleFix.of(model.fix) if model.fix is not None else None,
     )
     if m.call is not None:
         return replace(base, kind="call", pattern=m.call, path=PathPattern.parse(m.call))
@@ -217,7 +235,10 @@ def rule_files(root: Path | None) -> list[Path]:
 def load_rules(files: list[Path], root: Path, site_url: str | None = None) -> RuleSet:
     """Read and compile the rules; KBError with every problem (bad rows, duplicate ids). Links go
     under ``site_url`` when given, else under mkdocs.yml's ``site_url`` at ``root``."""
-    base = SiteBase(site_url) if site_url else site_base(root)
+    from ..core.load import load_table
+    from ..core.schema import MigrationRule
+
+    base = link_base(root, site_url)
     problems: list[Problem] = []
     rules: list[ScanRule] = []
     seen: set[str] = set()
@@ -260,6 +281,11 @@ def _from_env(items: list[str]) -> str | None:
 
 
 _Settings.add_constructor("!ENV", lambda loader, node: _from_env([str(node.value)]))  # lists: see site_base
+
+
+def link_base(root: Path, site_url: str | None) -> SiteBase:
+    """Where the rules' links point: ``site_url`` when given, else as mkdocs.yml at ``root`` says."""
+    return SiteBase(site_url) if site_url else site_base(root)
 
 
 def site_base(root: Path) -> SiteBase:

@@ -33,6 +33,7 @@ from types import FrameType
 from ..core.errors import KBError, Problem, escape_text, format_problems
 from ..core.stopping import Stopped, die_with_parent, signal_name, stoppable
 from . import fixtemp, fixwrite
+from .rulecache import cached_rules
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanext import report_extensions
@@ -145,7 +146,10 @@ def _run(args: argparse.Namespace) -> int:
         config = _settings(args)
         if config.site_url is not None and not config.site_url.startswith("https://"):
             return _usage(f"site URL '{escape_text(config.site_url)}': expected an https:// URL")
-        every = load_rules(files, root or files[0].parent, config.site_url)
+        if root is not None and not args.rules:  # the project's own table: kept checked in its .cache
+            every = cached_rules(files, root, config.site_url, root / ".cache")
+        else:
+            every = load_rules(files, root or files[0].parent, config.site_url)
         rules = RuleSet.of([r for r in every.rules if selected(r.code, config.select, config.ignore)])
         walk = collect(args.paths, config.exclude)
     except ConfigError as exc:
@@ -375,7 +379,7 @@ def scan_all(
         size = max(8, min(250, len(files) // (jobs * 32) + 1))  # small chunks: no worker idles long at the end
         chunks = [files[i : i + size] for i in range(0, len(files), size)]
         done = 0
-        with _workers(jobs, rules, names) as pool:
+        with _workers(jobs, rules, names) as pool, _collector_off():
             for f, p, chunk_flows, chunk_sums in pool.imap(_scan_chunk, chunks):
                 findings += f
                 problems += p
@@ -402,6 +406,21 @@ def _fewer_collections() -> None:
     """Parsing allocates many small objects, each counted toward the cyclic collector's next run;
     the trees hold no cycles, so reference counting frees them and the collector can run rarely."""
     gc.set_threshold(100_000, 50, 100)
+
+
+@contextmanager
+def _collector_off() -> Iterator[None]:
+    """The cyclic collector off while the workers' results come in, and what came then moved out
+    of its reach (gc.freeze): unpickled, the results are hundreds of thousands of tuples that hold
+    no cycle and live until the report is printed, and one collection would walk them all."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.freeze()
+        if was:
+            gc.enable()
 
 
 @contextmanager
