@@ -7,7 +7,7 @@ package (about 2,300 files), copied into a temporary folder. Three measurements,
 alternating runs so that both sides see the same machine state:
 
 - **scan vs floor**: ``python -m kb scan --format json TREE`` against a process that only reads
-  and ``ast.parse``s every file, with the same number of worker processes. Target: at most 1.1x.
+  and ``ast.parse``s every file, with the same number of worker processes. Target: at most 1.6x (issue 34).
 - **--fix vs TorchFix 0.7.0 --fix**: each on a fresh copy of the tree. TorchFix runs from its own
   virtual environment (``.cache/bench-torchfix``, pinned in requirements-torchfix.txt: it needs
   libcst < 1.6). Target: ours at least 10x faster. Each tool fixes its own rules.
@@ -111,7 +111,7 @@ def main() -> None:
             ref.append(run(floor, Path(tmp), ok=(0,)))
             ours.append(run(scan, Path(tmp)))
         s, f = statistics.median(ours), statistics.median(ref)
-        print(f"scan {s:.2f} s, ast.parse floor {f:.2f} s: {s / f:.2f}x the floor (target <= 1.1x)")
+        print(f"scan {s:.2f} s, ast.parse floor {f:.2f} s: {s / f:.2f}x the floor (target <= 1.6x)")
         report = json.loads(subprocess.run(scan, cwd=tmp, env=ENV, capture_output=True, text=True).stdout)
         fixable = {x["path"] for x in report["findings"] if x["fixable"]}
         print(f"--fix parses with LibCST only the {len(fixable)} of {files} files with a fixable finding")

@@ -218,3 +218,17 @@ def test_the_same_calls_are_no_finding_when_the_other_file_returns_a_plain_modul
     files = {**PICKED, "pkg/misc.py": PICKED["pkg/misc.py"].replace("getattr(torch, get_device_name())", "torch")}
     files["pkg/misc.py"] = files["pkg/misc.py"].replace("torch.get_device_module()", "None")
     assert [f for f in scan_tree(tmp_path, real, files) if f.rule == "device-module-call"] == []
+
+
+def test_the_device_module_is_followed_under_an_alias_of_torch(tmp_path, real):
+    files = {**PICKED, "pkg/misc.py": PICKED["pkg/misc.py"].replace("import torch\n", "import torch as th\n")}
+    files["pkg/misc.py"] = files["pkg/misc.py"].replace("torch.", "th.").replace("getattr(torch,", "getattr(th,")
+    found = [(f.path, f.line) for f in scan_tree(tmp_path, real, files) if f.rule == "device-module-call"]
+    assert found == [("pkg/train.py", 5), ("pkg/train.py", 6), ("pkg/train.py", 7)]
+
+
+def test_a_kernel_named_import_is_launched_only_in_a_module_that_imports_triton(real):
+    code = (
+        "import triton\nfrom .ops import _fwd_kernel, table\n\ndef run(x):\n    _fwd_kernel[(1,)](x)\n    table[0](x)\n"
+    )
+    assert scan(real, code, "triton-launch") == [(5, 5)]

@@ -228,6 +228,7 @@ class Visitor:
         self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
         # what calls pass to another module's functions is followed only where a device value can be written
         self.flows = self.devices and ("cuda" in state.text or "rank" in state.text)
+        self.backends = self.devices and "backend" in state.text  # a backend= that may carry an nccl string
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -268,7 +269,7 @@ class Visitor:
             defined = kernels(tree, s.resolve)
             for fn in defined:
                 s.detect("triton-kernel", fn.decorator_list[0])  # the decorator: the line that says Triton
-            for call in launches(tree, {fn.name for fn in defined}, {*s.aliases, *s.relative}):
+            for call in launches(tree, s.text, {fn.name for fn in defined}, {*s.aliases, *s.relative}):
                 s.detect("triton-launch", call)
         if "ray-gpu-resource" in self.det and mentions_gpus(s.text, "ray" in roots):
             for node in gpu_resources(tree, "ray" in roots):
@@ -523,8 +524,8 @@ class Visitor:
             self.startswith_cuda(node, node.args[0])
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
-        if name != "init_process_group" and self.devices and any(k.arg == "backend" for k in node.keywords):
-            self.backend_uses(node, scope, positional=False)  # a library's own process-group setup
+        if self.backends and node.keywords and name != "init_process_group":  # a library's own process-group setup
+            self.backend_uses(node, scope, positional=False)
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)
@@ -939,14 +940,18 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         names,
         _bound(s, scanned),
         (*s.declared,),
-        _device_modules(s) if s.module is not None and _picks_device_module(s.text) else (),
+        _device_modules(s) if s.module is not None and _picks_device_module(s) else (),
         _device_calls(s, scanned),
     )
 
 
-def _picks_device_module(text: str) -> bool:
-    """A cheap test on the source: the file may pick the device module by name."""
-    return "getattr" in text or "get_device_module" in text
+def _picks_device_module(s: FileScan) -> bool:
+    """A cheap test on the source: the file may pick the device module by name
+    (``torch.get_device_module``, or ``getattr`` on a name torch is imported as)."""
+    if "get_device_module" in s.text:
+        return True
+    names = [name for name, path in s.aliases.items() if path == "torch"]
+    return bool(names) and re.search(rf"getattr\(\s*(?:{'|'.join(map(re.escape, names))})\s*,", s.text) is not None
 
 
 def _device_modules(s: FileScan) -> tuple[str, ...]:

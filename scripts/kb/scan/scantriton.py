@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
@@ -32,15 +33,17 @@ def kernels(tree: ast.Module, resolve: Resolve) -> list[ast.FunctionDef | ast.As
     ]
 
 
-def launches(tree: ast.Module, names: set[str], imported: set[str]) -> list[ast.Call]:
+def launches(tree: ast.Module, text: str, names: set[str], imported: set[str]) -> list[ast.Call]:
     """Each ``name[grid](...)`` of a kernel in ``names``, or of an imported name in ``imported`` that
-    ends in ``kernel``."""
+    ends in ``kernel``; ``text`` is the module's source, which must show one subscripted."""
+    imported = {name for name in imported if name.lower().endswith("kernel")}
+    both = names | imported
+    if not both or not re.search(rf"\b(?:{'|'.join(map(re.escape, sorted(both)))})\s*\[", text):
+        return []  # nothing to launch: no walk (most Triton-importing modules of a big tree)
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Subscript):
             head = node.func.value
-            if isinstance(head, ast.Name) and (
-                head.id in names or head.id in imported and head.id.lower().endswith("kernel")
-            ):
+            if isinstance(head, ast.Name) and (head.id in names or head.id in imported):
                 out.append(node)
     return out
