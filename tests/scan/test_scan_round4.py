@@ -6,33 +6,22 @@ a precision chosen through a default argument, host values read in a loop, and g
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
 from kb.scan.scan import scan_source
 from kb.scan.scannames import Finding
-from kb.scan.scanrules import RuleSet, load_rules
-from kb.scan.scanrun import scan_all
+from kb.scan.scanrules import RuleSet
+from scantree import project_rules, scan_tree
 
 
 @pytest.fixture(scope="module")
 def real() -> RuleSet:
-    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+    return project_rules()
 
 
 def scan(real: RuleSet, code: str, rule: str) -> list[Finding]:
     return [f for f in scan_source(textwrap.dedent(code), "t.py", real) if f.rule == rule]
-
-
-def scan_tree(tmp_path: Path, real: RuleSet, files: dict[str, str]) -> list[Finding]:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
-    assert problems == []
-    return findings
 
 
 # ---- 1. compiled CUDA extensions ------------------------------------------------------------------------------

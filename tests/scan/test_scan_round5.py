@@ -11,12 +11,13 @@ import pytest
 from conftest import ROOT
 from kb.scan.scan import scan_source
 from kb.scan.scannames import Finding
-from kb.scan.scanrules import RuleSet, load_rules
+from kb.scan.scanrules import RuleSet
+from scantree import project_rules
 
 
 @pytest.fixture(scope="module")
 def real() -> RuleSet:
-    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
+    return project_rules()
 
 
 def scan(real: RuleSet, code: str, rule: str) -> list[tuple[int, int]]:

@@ -5,35 +5,16 @@ extension, and a package's rule firing inside that package's own code."""
 
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
-
 import pytest
 
-from conftest import ROOT
 from kb.scan.scan import scan_source
-from kb.scan.scannames import Finding
-from kb.scan.scanrules import RuleSet, load_rules
-from kb.scan.scanrun import scan_all
+from kb.scan.scanrules import RuleSet
+from scantree import places, project_rules, scan_tree
 
 
 @pytest.fixture(scope="module")
 def real() -> RuleSet:
-    return load_rules(sorted((ROOT / "docs" / "data").glob("migration_rules*.yml")), ROOT)
-
-
-def scan(real: RuleSet, code: str, rule: str) -> list[tuple[int, int]]:
-    found: list[Finding] = scan_source(textwrap.dedent(code), "t.py", real)
-    return [(f.line, f.column) for f in found if f.rule == rule]
-
-
-def scan_tree(tmp_path: Path, real: RuleSet, files: dict[str, str]) -> list[Finding]:
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(textwrap.dedent(text), encoding="utf-8")
-    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
-    assert problems == []
-    return findings
+    return project_rules()
 
 
 # ---- Ray's GPU resource ---------------------------------------------------------------------------------------
@@ -58,7 +39,7 @@ tpus = ray.cluster_resources()["TPU"]
 
 
 def test_every_request_or_read_of_rays_gpu_resource_is_must_change(real):
-    assert scan(real, RAY, "ray-gpu-resource") == [(4, 13), (12, 24), (13, 8), (14, 9)]
+    assert places(real, RAY, "ray-gpu-resource") == [(4, 13), (12, 24), (13, 8), (14, 9)]
 
 
 PLAN = """\
@@ -71,17 +52,17 @@ def plan(per_node, cluster_resources, stats, flags):
 
 
 def test_without_ray_only_the_shape_of_rays_resources_counts(real):
-    assert scan(real, PLAN, "ray-gpu-resource") == [(2, 17), (3, 13)]
+    assert places(real, PLAN, "ray-gpu-resource") == [(2, 17), (3, 13)]
 
 
 def test_gpu_words_without_a_cpu_key_or_a_resources_name_are_no_ray_finding(real):
     code = PLAN.replace('"CPU"', '"cpu"').replace("cluster_resources", "cluster")
-    assert scan(real, code, "ray-gpu-resource") == []
+    assert places(real, code, "ray-gpu-resource") == []
 
 
 def test_use_gpu_is_reported_at_its_keyword(real):
     code = "from ray.train import ScalingConfig\ns = ScalingConfig(\n    num_workers=4,\n    use_gpu=True,\n)\n"
-    assert scan(real, code, "ray-use-gpu") == [(4, 5)]
+    assert places(real, code, "ray-use-gpu") == [(4, 5)]
 
 
 def test_a_backend_keyword_of_another_librarys_setup_is_a_use_of_the_nccl_string(real):
@@ -93,7 +74,7 @@ def test_a_backend_keyword_of_another_librarys_setup_is_a_use_of_the_nccl_string
     )
     found = [f for f in scan_source(code, "t.py", real) if f.rule == "nccl-backend"]
     assert [(f.line, [line for line, _ in f.related]) for f in found] == [(2, [3, 5])]  # the call and the keyword
-    assert scan(real, code.replace("use_gpu=True", "use_gpu=False"), "ray-use-gpu") == []
+    assert places(real, code.replace("use_gpu=True", "use_gpu=False"), "ray-use-gpu") == []
 
 
 # ---- Triton kernels and their launches -------------------------------------------------------------------------
@@ -125,16 +106,16 @@ def run(x, n):
 
 
 def test_a_triton_kernel_is_reported_at_its_first_decorator(real):
-    assert scan(real, TRITON, "triton-kernel") == [(5, 2), (9, 2)]
+    assert places(real, TRITON, "triton-kernel") == [(5, 2), (9, 2)]
 
 
 def test_each_launch_of_a_kernel_is_must_change_and_a_dict_call_is_not(real):
-    assert scan(real, TRITON, "triton-launch") == [(18, 5), (19, 5), (20, 5)]
+    assert places(real, TRITON, "triton-launch") == [(18, 5), (19, 5), (20, 5)]
 
 
 def test_no_launch_without_triton(real):
     code = "from .other import _fused_kernel\n\ndef run(x):\n    _fused_kernel[(1,)](x)\n"
-    assert scan(real, code, "triton-launch") == []
+    assert places(real, code, "triton-launch") == []
 
 
 # ---- a function whose name says CUDA is not an extension -------------------------------------------------------
@@ -142,12 +123,12 @@ def test_no_launch_without_triton(real):
 
 def test_a_function_named_for_cuda_is_not_a_cuda_extension(real):
     code = "from transformers.utils import is_torch_cuda_available\nok = is_torch_cuda_available()\n"
-    assert scan(real, code, "cuda-extension-import") == []
+    assert places(real, code, "cuda-extension-import") == []
 
 
 def test_a_module_named_for_cuda_imported_from_a_package_still_is(real):
     code = "from mypkg import fused_norm_cuda\n\ndef f(x):\n    return fused_norm_cuda.forward(x)\n"
-    assert scan(real, code, "cuda-extension-import") == [(1, 1)]
+    assert places(real, code, "cuda-extension-import") == [(1, 1)]
 
 
 # ---- a package's own code --------------------------------------------------------------------------------------
@@ -231,4 +212,4 @@ def test_a_kernel_named_import_is_launched_only_in_a_module_that_imports_triton(
     code = (
         "import triton\nfrom .ops import _fwd_kernel, table\n\ndef run(x):\n    _fwd_kernel[(1,)](x)\n    table[0](x)\n"
     )
-    assert scan(real, code, "triton-launch") == [(5, 5)]
+    assert places(real, code, "triton-launch") == [(5, 5)]
