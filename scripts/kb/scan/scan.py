@@ -718,9 +718,7 @@ class Visitor:
                 if origin is not expr and is_nccl(value):
                     for rule in s.rules.detectors.get("nccl-string", ()):
                         s.use(origin, node, rule)
-                        if (
-                            at is not node and getattr(at, "lineno", 0) != node.lineno
-                        ):  # and the keyword, on its own line: the part to edit
+                        if at.lineno != node.lineno:  # and the keyword, on its own line: the part to edit
                             s.use(origin, at, rule)
 
     def rank_index(self, node: ast.Call, path: str | None, name: str, method: bool) -> None:
