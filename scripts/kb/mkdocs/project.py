@@ -18,7 +18,7 @@ from ..core.schema import TABLES
 from ..core.validate import validate_kb
 from ..core.yamlload import YAMLProblem, check_characters, decode
 from ..pages import pages as pages_module
-from ..pages.namecheck import Reuse, check_errors, check_names
+from ..pages.namecheck import Reuse, check_errors, check_names, fresh
 from ..pages.pages import (
     Page,
     check_descriptions,
@@ -245,9 +245,9 @@ def read_pages(
             problems += found
         except Exception as exc:  # a bug in a check must not become a traceback
             problems.append(_crash(exc, "docs"))
+    renders = renders or _Renders()
     for page in readable:
         try:
-            renders = renders or _Renders()
             page.rendered, found = renders.render(page, kb, queue)
             problems += found
             page.anchors = renders.anchors(page.rendered)
@@ -381,7 +381,7 @@ def check_package(
         kb, project.pages.values(), project.root / "snippets", held, pin, project.root, others, reuse
     )
     problems += _framework_check(project, cache)
-    problems += (reuse or _fresh)(
+    problems += (reuse or fresh)(
         ["errors, messages, facts"], lambda: check_errors(kb, held) + _messages(project) + check_facts(kb, held.facts)
     )
     project.notes.append(f"package check: held to {pin} ({Path(index.path).name})")
@@ -414,10 +414,6 @@ def _package_reuse(
         return list(memo.get_or_make(digest([*context, *parts]), make) or [])
 
     return reuse
-
-
-def _fresh(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
-    return make()
 
 
 def _framework_check(project: Project, cache: ProjectCache | None) -> list[Problem]:

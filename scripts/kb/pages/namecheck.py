@@ -62,7 +62,7 @@ def check_names(
     which name the page or sample checked and its text; the caller's key adds the KB, the wheel,
     the pin and ``others`` (under serve, kb/mkdocs/project.py)."""
     allowed = allowed_names(kb, index)
-    once = reuse or _fresh
+    once = reuse or fresh
     problems = list(once(["records"], partial(_check_records, kb, index, pin, allowed, others)))
     for page in pages:
         problems += once(
@@ -79,7 +79,8 @@ def check_names(
 Reuse = Callable[[list[str], Callable[[], list[Problem]]], list[Problem]]
 
 
-def _fresh(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+def fresh(parts: list[str], make: Callable[[], list[Problem]]) -> list[Problem]:
+    """The ``Reuse`` that keeps nothing: ``make()`` every time."""
     return make()
 
 

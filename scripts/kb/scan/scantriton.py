@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-Resolve = Callable[[ast.expr], tuple[str | None, str]]
+if TYPE_CHECKING:
+    from .scanext import Resolve
+
 _DECORATORS = frozenset({"triton.jit", "triton.autotune", "triton.heuristics"})
 
 
