@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 from mkdocs.livereload import LiveReloadServer
+from watchdog.utils.dirsnapshot import EmptyDirectorySnapshot
 
+from buildtools import HANG_S
 from kb.mkdocs.watcher import POLL_S, WatcherError, quicken
 
 
@@ -23,13 +25,18 @@ def _server(tmp_path: Path) -> tuple[LiveReloadServer, Path]:
 
 
 def _seen(server: LiveReloadServer, edit: Path) -> bool:
-    """Whether an edit to ``edit`` makes the server want a rebuild (within 5 s)."""
+    """Whether an edit to ``edit`` makes the server want a rebuild. The edit is made once every
+    watch has taken its first look at the files (watchdog's first snapshot), so a busy machine
+    can't fold it into that look; the waits only guard against a hang."""
     server.observer.start()
     try:
-        time.sleep(3 * POLL_S)  # the first look, which takes the files as they are
+        deadline = time.monotonic() + HANG_S
+        while any(isinstance(e._snapshot, EmptyDirectorySnapshot) for e in server.observer.emitters):
+            assert time.monotonic() < deadline, "the observer never took its first look at the files"
+            time.sleep(POLL_S / 10)
         edit.write_text(edit.read_text("utf-8") + "more\n", "utf-8")
         with server._rebuild_cond:
-            return server._rebuild_cond.wait_for(lambda: server._want_rebuild, timeout=5)
+            return server._rebuild_cond.wait_for(lambda: server._want_rebuild, timeout=HANG_S)
     finally:
         server.observer.stop()
         server.observer.join()
