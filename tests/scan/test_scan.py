@@ -245,7 +245,8 @@ def test_a_parameter_holds_what_the_files_calls_pass(rules):
         """
     found = [f for f in scan_source(textwrap.dedent(code), "t.py", rules) if f.rule == "cuda-device"]
     # line 12 passes device= (a place a device goes, as before); never other()'s line 7
-    assert [(f.line, f.related) for f in found] == [(9, ((3, 5), (12, 1))), (13, ((5, 5),))]
+    # and the calls that pass it: line 11 at the argument
+    assert [(f.line, f.related) for f in found] == [(9, ((3, 5), (11, 16), (12, 1))), (13, ((5, 5),))]
 
 
 def _rule(kind: str, pattern: str) -> ScanRule:

@@ -336,7 +336,7 @@ def test_a_device_index_computed_from_the_rank_is_one_finding_where_it_is_comput
             return torch.zeros(1, device=where)
         """)
     (f,) = [f for f in scan_source(code, "t.py", real) if f.rule == "rank-device-index"]
-    assert (f.line, f.column, f.related) == (3, 14, ((4, 5), (5, 9), (8, 12)))
+    assert (f.line, f.column, f.related) == (3, 14, ((4, 5), (5, 9), (6, 10), (8, 12)))  # 6: passed on
 
 
 def test_a_rank_passed_to_a_parameter_named_for_it_is_reported_where_it_is_used(real):

@@ -117,16 +117,18 @@ def test_scan_all_follows_a_device_into_the_module_that_uses_it(tmp_path: Path, 
     findings, problems = scan_all(walk, real, jobs=1)
     (f,) = [f for f in findings if f.rule == "cuda-device-string"]
     assert problems == [] and (f.path, f.line) == ("pkg/main.py", 4)
-    assert f.related == ((5, 1),) and f.elsewhere == (("pkg/engine.py", 3, 13), ("pkg/helpers.py", 2, 12))
+    # 5:1 moves it (device=), 6:12 hands it to put(), which moves it in helpers.py
+    assert f.related == ((5, 1), (6, 12)) and f.elsewhere == (("pkg/engine.py", 3, 13), ("pkg/helpers.py", 2, 12))
     text = text_report([f], [], 3)
-    assert "used at 3 place(s): 5:1, pkg/engine.py:3:13, pkg/helpers.py:2:12" in text
+    assert "used at 4 place(s): 5:1, 6:12, pkg/engine.py:3:13, pkg/helpers.py:2:12" in text
     related = json.loads(json_report([f], [], 3))["findings"][0]["related"]
-    assert related[1:] == [
+    assert related[2:] == [
         {"path": "pkg/engine.py", "line": 3, "column": 13},
         {"path": "pkg/helpers.py", "line": 2, "column": 12},
     ]
     sarif = json.loads(sarif_report([f], [], real.rules))["runs"][0]["results"][0]["relatedLocations"]
     assert [r["physicalLocation"]["artifactLocation"]["uri"] for r in sarif] == [
+        "pkg/main.py",
         "pkg/main.py",
         "pkg/engine.py",
         "pkg/helpers.py",
@@ -146,6 +148,7 @@ def test_a_call_through_an_imported_module_is_followed_too(tmp_path: Path, real:
     findings, _ = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
     (f,) = [f for f in findings if f.rule == "cuda-device-string"]
     assert f.elsewhere == (("engine.py", 2, 5), ("pkg/helpers.py", 2, 12))
+    assert f.related == ((5, 21), (6, 16))  # the calls that hand it over
 
 
 def test_a_device_a_function_returns_gains_the_places_other_files_use_it(tmp_path: Path, real: RuleSet):

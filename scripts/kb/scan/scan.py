@@ -47,7 +47,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
@@ -229,6 +229,10 @@ class Visitor:
         # what calls pass to another module's functions is followed only where a device value can be written
         self.flows = self.devices and ("cuda" in state.text or "rank" in state.text)
         self.backends = self.devices and "backend" in state.text  # a backend= that may carry an nccl string
+        self.placed: set[int] = set()  # ids of the expressions read as a device place
+        # the keywords a rule with a value and no call path matches that the file names: they may be
+        # set in a mapping or an attribute before the call (keyed)
+        self.named = {k for k, rules in state.rules.keywords.items() if k in state.text and _unbound(rules)}
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -244,9 +248,15 @@ class Visitor:
             self.extensions(tree)
         self.visit(tree, self.s.module, False)
         s = self.s
+        for name in self.named.intersection(s.options):  # add_argument("--name", default=v): set before the call
+            self.keyword_value(name, s.options[name], s.options[name], None, Scope(tree, None))
         for use, name, function in s.pending_params:  # every call is known now
-            for arg, scope in self.arguments(function, name):
-                self.device_uses(use, None, s.values(arg, scope))
+            for arg, scope, via in self.arguments(function, name):
+                v = s.values(arg, scope)
+                self.device_uses(use, None, v)
+                for at in (arg, *via):  # and each call that hands it on (unless a device place already)
+                    if id(at) not in self.placed:
+                        self.device_uses(at, None, v)
         if s.uses_cuda:
             for call in s.pending_init:
                 s.detect("init-without-backend", call)
@@ -286,15 +296,18 @@ class Visitor:
                 s.imported[name] = st
                 s.extensions[name] = (module, st.lineno)
 
-    def arguments(self, function: Scope, name: str, depth: int = 0) -> list[tuple[ast.expr, Scope]]:
+    def arguments(
+        self, function: Scope, name: str, depth: int = 0, via: tuple[ast.expr, ...] = ()
+    ) -> list[tuple[ast.expr, Scope, tuple[ast.expr, ...]]]:
         """What this file's calls pass as ``function``'s parameter ``name``, and where a call passes
         its own caller's parameter on (``make_noise(n, device)`` inside ``train(..., device)``), what
-        the calls of that caller pass, up to three calls away."""
+        the calls of that caller pass, up to three calls away; each with the arguments it went
+        through (``via``: ``device`` of the ``make_noise`` call)."""
         out = []
         for arg, scope in self.s.passed(function, name):
-            out.append((arg, scope))
+            out.append((arg, scope, via))
             if depth < 2 and type(arg) is ast.Name and (caller := self.s.parameter(arg.id, scope)) is not None:
-                out += self.arguments(caller, arg.id, depth + 1)
+                out += self.arguments(caller, arg.id, depth + 1, (*via, arg))
         return out
 
     def visit(self, node: ast.AST, scope: Scope, loop: bool) -> None:
@@ -641,28 +654,57 @@ class Visitor:
             self.s.device_calls.append(node)
 
     def keywords(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
-        s = self.s
         # (name, value, where): a finding is reported at the argument itself, the part to edit, which
         # in a call over several lines is not on the call's first line
         pairs: list[tuple[str, ast.expr, ast.AST]] = [(k.arg, k.value, k) for k in node.keywords if k.arg]
         if path in POSITIONAL:
             pairs += [(name, arg, arg) for name, arg in zip(POSITIONAL[path], node.args, strict=False)]
         for kname, expr, where in pairs:
-            for rule in s.rules.keywords.get(kname, ()):
-                if rule.call is not None and not rule.call.matches(path, chain):
-                    continue
-                if not rule.value:
+            self.keyword_value(kname, expr, where, (path, chain), scope)
+
+    def keyword_value(
+        self, kname: str, expr: ast.expr, where: ast.AST, call: tuple[str | None, str] | None, scope: Scope
+    ) -> None:
+        """``kname=expr`` given at ``where`` to ``call`` (its path and chain; None: set in a mapping
+        or an attribute, a call's arguments to be, which only rules with no call path match)."""
+        s = self.s
+        for rule in s.rules.keywords.get(kname, ()):
+            if rule.call is not None and (call is None or not rule.call.matches(*call)):
+                continue
+            if not rule.value:
+                if call is not None:
                     s.add(where, rule)
-                    continue
-                for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
-                    v = s.values(item, scope)
-                    for value, origin in zip(v.known, v.origins, strict=True):
-                        if value in rule.value:
-                            if origin is item:
-                                s.add(where, rule)
-                                s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
-                            else:  # used at the argument, which in a call over several lines has its own line
-                                s.use(origin, where, rule)
+                continue
+            for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
+                v = s.values(item, scope)
+                for value, origin in zip(v.known, v.origins, strict=True):
+                    if value in rule.value:
+                        if origin is item:
+                            s.add(where, rule)
+                            s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
+                        else:  # used at the argument, which in a call over several lines has its own line
+                            s.use(origin, where, rule)
+
+    def keyed(self, node: ast.Dict | ast.Assign | ast.AnnAssign, scope: Scope, loop: bool) -> None:
+        """A keyword set before the call: ``{"attn_implementation": v}``, ``kwargs["name"] = v``,
+        ``config.name = v``, a dataclass field ``name: str = "v"`` (or ``field(default="v")``)."""
+        if self.named:
+            pairs: list[tuple[str, ast.expr, ast.AST]] = []
+            if isinstance(node, ast.Dict):
+                pairs = [
+                    (k.value, v, v)
+                    for k, v in zip(node.keys, node.values, strict=True)
+                    if isinstance(k, ast.Constant) and type(k.value) is str
+                ]
+            elif node.value is not None:
+                value = _field_default(node.value)
+                for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                    name = _target_name(target, isinstance(node, ast.AnnAssign))
+                    pairs += [(name, value, value)] if name else []
+            for kname, expr, where in pairs:
+                if kname in self.named:
+                    self.keyword_value(kname, expr, where, None, scope)
+        self.children(node, scope, loop)
 
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
         s = self.s
@@ -678,6 +720,7 @@ class Visitor:
                     if type(v) is ast.Name:
                         self.device_uses(v, v, s.values(v, scope))
         for expr in places:
+            self.placed.add(id(expr))
             self.device_uses(node, expr, s.values(expr, scope))
             if type(expr) is ast.Call:  # what another module's function returns, maybe (file_flows)
                 s.returned_uses.append((node, expr))
@@ -686,6 +729,10 @@ class Visitor:
             # a parameter holds what the calls pass it; one named for the rank is reported where it is used
             if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))
+            elif type(expr) is ast.Attribute:  # self.device, set from a parameter: self.device = device in __init__
+                for e, inner in s.members(expr, scope):
+                    if type(e) is ast.Name and not ranky(e) and (function := s.parameter(e.id, inner)) is not None:
+                        s.pending_params.append((node, e.id, function))
 
     def device_uses(self, node: ast.AST, expr: ast.expr | None, v: Values) -> None:
         """``node`` puts work on the device ``expr`` holds (None: a value passed from a call site): a
@@ -887,16 +934,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
     it makes and whether it is CUDA-only itself (judged on ``kept``, the findings it reports). Given
     ``scanned`` (every module name of a scanned file), calls and from-imports of other modules are left out."""
     s.settled = {}  # the walk and its passes are over: the names and values read below no longer change
-    exports = []
-    for use, name, where_read in s.pending_params:
-        fn = where_read.node
-        if (
-            isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and where_read.parent
-            and not where_read.parent.parent
-        ):
-            plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
-            exports.append(Export(fn.name, name, plain.index(name) if name in plain else -1, *s.position(use)[:2]))
+    exports = _exports(s)
     passed: list[Passed] = []
     written = any(rule in DEVICE_RULES for _, _, rule in s.findings)  # a device value is written here
     for call, scope, path in s.outgoing if written else ():
@@ -911,7 +949,9 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
             v = s.values(expr, scope)
             for value, origin in zip(v.known, v.origins, strict=True):
                 if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
-                    passed.append(Passed(where, exact, function, position, keyword, s.position(origin)[:2]))
+                    # the argument that hands it over, unless the value itself or a device= (a place already)
+                    hands = s.position(expr)[:2] if origin is not expr and keyword not in _PLACE_KEYWORDS else None
+                    passed.append(Passed(where, exact, function, position, keyword, s.position(origin)[:2], hands))
     returns = _returns(s) if written and s.module is not None else []
     calls = []
     for use, call in s.returned_uses:
@@ -941,6 +981,25 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         _device_modules(s) if s.module is not None and _picks_device_module(s) else (),
         _device_calls(s, scanned),
     )
+
+
+def _exports(s: FileScan) -> list[Export]:
+    """The device places that read a parameter of a module-level function or of a class's
+    ``__init__`` (named by the class, counted after ``self``), which other files' calls may fill."""
+    exports = []
+    for use, name, where_read in s.pending_params:
+        fn = where_read.node
+        if (
+            isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and where_read.parent
+            and not where_read.parent.parent
+        ):
+            plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+            at, named = plain.index(name) if name in plain else -1, fn.name
+            if named == "__init__" and (cls := s.owner(fn)) is not None:  # Model(..., device): after self
+                at, named = at - 1 if at > 0 else -1, cls.name
+            exports.append(Export(named, name, at, *s.position(use)[:2]))
+    return exports
 
 
 def _picks_device_module(s: FileScan) -> bool:
@@ -1064,7 +1123,35 @@ def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, t
 
 
 # Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
+def _unbound(rules: Iterable[ScanRule]) -> bool:
+    """Some rule of a keyword looks for a value on any call (its keyword may be set before the call)."""
+    return any(rule.value and rule.call is None for rule in rules)
+
+
+def _target_name(target: ast.expr, field: bool) -> str | None:
+    """The keyword an assignment target names: ``kw["name"]``, ``obj.name``, and when ``field`` (an
+    annotated one) a dataclass field ``name``; a plain variable is followed where it is passed."""
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        return target.slice.value if type(target.slice.value) is str else None
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if field and isinstance(target, ast.Name) else None
+
+
+def _field_default(value: ast.expr) -> ast.expr:
+    """``field(default=v)`` (a dataclass field) holds ``v``; anything else is itself."""
+    if isinstance(value, ast.Call):
+        func = value.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name == "field":
+            return next((k.value for k in value.keywords if k.arg == "default"), value)
+    return value
+
+
 _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
+    ast.Dict: Visitor.keyed,
+    ast.Assign: Visitor.keyed,
+    ast.AnnAssign: Visitor.keyed,
     ast.Attribute: Visitor.attribute_node,
     ast.Call: Visitor.call_node,
     ast.Subscript: Visitor.subscript,

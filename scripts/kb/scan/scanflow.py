@@ -60,6 +60,7 @@ class Passed(NamedTuple):
     position: int
     keyword: str | None
     origin: tuple[int, int]
+    at: tuple[int, int] | None = None  # the argument that passes it, when it is not the origin itself
 
 
 class Returned(NamedTuple):
@@ -290,6 +291,8 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
             for e in exports.get((there, p.function), ()):
                 if (e.param == p.keyword) if p.keyword is not None else (p.position == e.position >= 0):
                     extra.setdefault((fl.path, *p.origin), set()).add((there, e.line, e.column))
+                    if p.at is not None:  # the call that hands it over: a related place in this file
+                        extra[(fl.path, *p.origin)].add((fl.path, *p.at))
         for c in fl.calls:
             if (there := returning(fl, c)) is not None:
                 for r in returns.get((there, c.function), ()):
@@ -299,7 +302,11 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
     out = []
     for f in findings:
         more = extra.get((f.path, f.line, f.column)) if f.rule in DEVICE_RULES else None
-        out.append(f._replace(elsewhere=tuple(sorted(more)), how="followed") if more else f)
+        if more:  # a call in the finding's own file that hands the value over is one of its places there
+            here = {(line, column) for path, line, column in more if path == f.path}
+            related = tuple(sorted(here.union(f.related)))
+            f = f._replace(related=related, elsewhere=tuple(sorted(p for p in more if p[0] != f.path)), how="followed")
+        out.append(f)
     return out
 
 

@@ -241,7 +241,8 @@ class FileScan:
     device_calls: list[ast.Call] = field(default_factory=list)
     module: Scope | None = None
     _lines: list[str] | None = None
-    _methods: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] | None = None  # id(method) -> its class's
+    # id(method) -> its class, and the class's methods
+    _methods: dict[int, tuple[ast.ClassDef, list[ast.FunctionDef | ast.AsyncFunctionDef]]] | None = None
     _scopes: dict[int, Scope] = field(default_factory=dict)  # id(function) -> its scope (_scope)
     # values() answers by (node, scope, depth), kept once nothing the answers read can change (None: not yet)
     settled: dict[tuple[ast.expr | None, Scope, int], Values] | None = None
@@ -424,14 +425,18 @@ class FileScan:
         return found[0] if found and found[1] else None
 
     def passed(self, function: Scope, name: str) -> list[tuple[ast.expr, Scope]]:
-        """What this file's calls of ``function`` by its plain name pass as its parameter ``name``."""
+        """What this file's calls of ``function`` by its plain name pass as its parameter ``name``; for
+        a class's ``__init__``, what the calls of the class by its name pass (after ``self``)."""
         fn = function.node
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
         plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         at = plain.index(name) if name in plain else -1
+        callee = fn.name
+        if callee == "__init__" and (cls := self.owner(fn)) is not None:
+            callee, at = cls.name, at - 1 if at > 0 else -1
         out = []
-        for call, scope in self.calls.get(fn.name, ()):
+        for call, scope in self.calls.get(callee, ()):
             if any(isinstance(a, ast.Starred) for a in call.args[: at + 1]):
                 continue  # *args: which one lands there is unknown
             given = [k.value for k in call.keywords if k.arg == name]
@@ -492,6 +497,8 @@ class FileScan:
             return Values(v.known, v.unknown, True, v.origins)
         if isinstance(node, ast.Name) and depth < MAX_FOLLOW:
             found = self.exprs(node.id, scope)
+            if self.settled is not None and (function := self.parameter(node.id, scope)) is not None:
+                found += self.passed(function, node.id)  # every call is known: a parameter holds what they pass
             if not found:
                 return Values(unknown=True)
             v = _union([self.values(e, s, depth + 1) for e, s in found])
@@ -513,16 +520,27 @@ class FileScan:
             method = method.parent
         if method is None or not isinstance(node.value, ast.Name) or _first(method.node) != node.value.id:
             return []
-        if self._methods is None:
-            root = method
-            while root.parent is not None:
-                root = root.parent
-            self._methods = {id(fn): fns for fns in _class_methods(root.node) for fn in fns}
         out: list[tuple[ast.expr | None, Scope]] = []
-        for fn in self._methods.get(id(method.node), ()):
+        for fn in self.siblings(method.node):
             inner = self._scope(fn, method.parent)
             out += [(e, inner) for e in inner.assigned.get(f"{_first(fn)}.{node.attr}", ())]
         return out
+
+    def siblings(self, method: Scoped) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
+        """The methods of the class ``method`` is one of (none for a function that is no method)."""
+        found = self._owners().get(id(method))
+        return found[1] if found else []
+
+    def owner(self, method: Scoped) -> ast.ClassDef | None:
+        """The class whose method ``method`` is (a class of the module, or nested in one); None if none."""
+        found = self._owners().get(id(method))
+        return found[0] if found else None
+
+    def _owners(self) -> dict[int, tuple[ast.ClassDef, list[ast.FunctionDef | ast.AsyncFunctionDef]]]:
+        if self._methods is None:
+            tree = self.module.node if self.module is not None else ast.Module(body=[], type_ignores=[])
+            self._methods = {id(fn): (cls, fns) for cls, fns in _class_methods(tree) for fn in fns}
+        return self._methods
 
     def returned(self, name: str, where: Scope) -> list[tuple[ast.expr | None, Scope]]:
         """What the functions ``where`` defines as ``name`` may return (a bare return: None), each
@@ -590,12 +608,12 @@ def _first(fn: Scoped) -> str | None:
     return plain[0].arg if plain else None
 
 
-def _class_methods(module: Scoped) -> list[list[ast.FunctionDef | ast.AsyncFunctionDef]]:
-    """The methods of each class of the module (nested classes too; not classes inside functions)."""
+def _class_methods(module: Scoped) -> list[tuple[ast.ClassDef, list[ast.FunctionDef | ast.AsyncFunctionDef]]]:
+    """Each class of the module and its methods (nested classes too; not classes inside functions)."""
     out, stack = [], [st for st in _statements(module) if isinstance(st, ast.ClassDef)]
     while stack:
         cls = stack.pop()
-        out.append([st for st in cls.body if isinstance(st, _FUNCS)])
+        out.append((cls, [st for st in cls.body if isinstance(st, _FUNCS)]))
         stack += [st for st in cls.body if isinstance(st, ast.ClassDef)]
     return out
 

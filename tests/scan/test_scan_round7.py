@@ -1,0 +1,134 @@
+"""Issue 34, after round six: a device value handed to a class. The tuning split's misses held
+uses of a ``cuda`` device that reach their place through a constructor (``Augment(..., device)``,
+``Worker(device=args.device)``) and ``self.device`` set from ``__init__``'s parameter. Each is one
+of the places of the finding where the value is written, and so is the call that hands it over."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from kb.scan.scan import scan_source
+from kb.scan.scanrules import RuleSet
+from scantree import project_rules, scan_tree
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return project_rules()
+
+
+WORKER = """\
+import argparse
+import torch
+
+class Worker:
+    def __init__(self, path, device):
+        self.device = device
+        self.buf = torch.zeros(2, device=device)
+
+    def step(self, x):
+        return x.to(self.device)
+
+class Quiet:
+    def __init__(self, device):
+        self.device = device
+
+    def step(self, x):
+        return x.to(self.device)
+
+p = argparse.ArgumentParser()
+p.add_argument("--device", default="cuda")
+args = p.parse_args()
+w = Worker("m", args.device)
+q = Quiet("cpu")
+"""
+
+
+def test_a_device_handed_to_a_class_is_used_where_its_methods_use_it(real: RuleSet):
+    found = [f for f in scan_source(WORKER, "t.py", real) if f.rule == "cuda-device-string"]
+    assert [(f.line, f.column) for f in found] == [(20, 36)]
+    # 7: the buffer, 10: step() through self.device, 22: the call that hands it over; never Quiet's 17
+    assert [line for line, _ in found[0].related] == [7, 10, 22]
+
+
+def test_a_class_of_another_file_is_followed_into_its_init(tmp_path, real: RuleSet):
+    files = {
+        "train.py": """\
+            import torch
+            from augment import Augment
+            device = "cuda"
+            aug = Augment(0.6, 500, device)
+            other = Augment(0.6, 500, "cpu")
+            """,
+        "augment.py": """\
+            import torch
+            class Augment:
+                def __init__(self, target, length, device):
+                    self.buf = torch.tensor([0.0, 0.0], device=device)
+                    self.device = device
+
+                def tune(self, x):
+                    return x.to(self.device)
+            """,
+    }
+    (f,) = [f for f in scan_tree(tmp_path, real, files) if f.rule == "cuda-device-string"]
+    assert (f.path, f.line) == ("train.py", 3)
+    assert f.related == ((4, 25),)  # the call that hands it over
+    assert f.elsewhere == (("augment.py", 4, 20), ("augment.py", 8, 16))
+
+
+def test_a_keyword_only_init_parameter_is_matched_by_keyword(real: RuleSet):
+    code = textwrap.dedent("""\
+        import torch
+        class M:
+            def __init__(self, *, device):
+                self.device = device
+            def run(self, x):
+                return x.to(self.device)
+        M(device="cuda")
+        M("cuda")
+        """)
+    found = {f.line: f.related for f in scan_source(code, "t.py", real) if f.rule == "cuda-device-string"}
+    assert [line for line, _ in found[7]] == [6]  # by keyword: run() uses it
+    assert found[8] == ()  # positional, to a keyword-only parameter: lands nowhere
+
+
+# ---- a FlashAttention implementation asked of transformers -------------------------------------------------------
+
+ATTN = """\
+import argparse
+from dataclasses import dataclass, field
+from transformers import AutoModelForCausalLM
+
+@dataclass
+class Args:
+    attn_implementation: str = field(default="flash_attention_2", metadata={"help": "which"})
+    other: str = "flash_attention_2"
+
+kw = {"torch_dtype": "bf16", "attn_implementation": "flash_attention_3"}
+kw["attn_implementation"] = "flash_attention_2"
+kw["attn_implementation"] = "sdpa"
+impl = "flash_attention_2"
+m = AutoModelForCausalLM.from_pretrained("m", attn_implementation=impl, **kw)
+if impl == "flash_attention_2":
+    pass
+choices = ["eager", "sdpa", "flash_attention_2"]
+p = argparse.ArgumentParser()
+p.add_argument("--attn_implementation", type=str, default="flash_attention_2", choices=choices)
+"""
+
+
+def test_a_flash_attention_implementation_is_found_where_it_is_chosen(real: RuleSet):
+    found = [(f.line, f.related) for f in scan_source(ATTN, "t.py", real) if f.rule == "hf-flash-attention"]
+    # 7: a dataclass field's default, 10: a dict's entry, 11: a kwargs entry set, 13: a name then passed
+    # (14), 19: an option's default; never the comparison (15) nor the list of choices (17)
+    assert [line for line, _ in found] == [7, 10, 11, 13, 19]
+    assert dict(found)[13] == ((14, 47),)  # the keyword it is passed by
+
+
+def test_a_keyword_set_before_the_call_never_matches_a_rule_bound_to_a_call(real: RuleSet):
+    """``TrainingArguments(fp16=True)`` is a rule on one call: ``{"fp16": True}`` alone is not it."""
+    code = 'import transformers\nkw = {"fp16": True}\nkw["fp16"] = True\nargs = transformers.TrainingArguments(fp16=True)\n'
+    assert [f.line for f in scan_source(code, "t.py", real) if f.rule == "trainer-fp16"] == [4]
