@@ -132,3 +132,42 @@ def test_a_keyword_set_before_the_call_never_matches_a_rule_bound_to_a_call(real
     """``TrainingArguments(fp16=True)`` is a rule on one call: ``{"fp16": True}`` alone is not it."""
     code = 'import transformers\nkw = {"fp16": True}\nkw["fp16"] = True\nargs = transformers.TrainingArguments(fp16=True)\n'
     assert [f.line for f in scan_source(code, "t.py", real) if f.rule == "trainer-fp16"] == [4]
+
+
+# ---- a failure inside a function surfaces where the function is called ------------------------------------------
+
+REACH = """\
+import torch
+
+def barrier():
+    torch.distributed.barrier()
+    torch.cuda.synchronize()
+
+def save():
+    barrier()
+
+class Monitor:
+    def peak(self):
+        return torch.cuda.max_memory_allocated()
+
+    def log(self):
+        print(self.peak())
+
+def quiet():
+    return 1
+
+class Other:
+    def log(self):
+        return self.peak()  # another class's method of that name
+
+barrier()
+save()
+quiet()
+"""
+
+
+def test_a_failing_call_inside_a_function_is_met_where_the_function_is_called(real: RuleSet):
+    found = {f.rule: f.related for f in scan_source(REACH, "t.py", real)}
+    # 8: save() calls barrier(); 24, 25: the script calls barrier() and save() (through it)
+    assert [line for line, _ in found["cuda-synchronize"]] == [8, 24, 25]
+    assert [line for line, _ in found["cuda-memory-stats"]] == [15]  # self.peak() in its class only

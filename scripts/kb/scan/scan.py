@@ -95,6 +95,7 @@ from .scannames import (
     ranky,
 )
 from .scanray import gpu_resources, mentions_gpus
+from .scanreach import reached
 from .scanrules import RuleSet, ScanRule
 from .scantriton import kernels, launches
 
@@ -271,6 +272,8 @@ class Visitor:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
+        if raising := sorted(k for k in s.findings if k[2] in s.rules.raising):
+            s.reached = reached(tree, raising)  # the calls of a function that fails inside (kb.scan.scanreach)
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""

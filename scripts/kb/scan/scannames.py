@@ -22,6 +22,7 @@ from .scanrules import RuleSet, ScanRule
 
 if TYPE_CHECKING:
     from ..core.schema import Detector
+    from .scanreach import Reached
 
 CODE_WIDTH = 100
 MAX_FOLLOW = 6  # how many names deep a value is followed
@@ -239,6 +240,8 @@ class FileScan:
     declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
     # internal device calls (``m.set_device(i)``) on a receiver this file can't tell: another module's may be one
     device_calls: list[ast.Call] = field(default_factory=list)
+    # calls of a function whose body has a failing finding (kb.scan.scanreach): places of that finding
+    reached: list[Reached] = field(default_factory=list)
     module: Scope | None = None
     _lines: list[str] | None = None
     # id(method) -> its class, and the class's methods
@@ -332,6 +335,9 @@ class FileScan:
             key = found
             place = self.position(node)[:2]
             if place != key[:2]:
+                uses.setdefault(key, []).append(place)
+        for key, call in self.reached:
+            if key in self.findings and (place := self.position(call)[:2]) not in at:
                 uses.setdefault(key, []).append(place)
         out = []
         for where, finding in sorted(self.findings.items()):

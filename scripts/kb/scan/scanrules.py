@@ -140,6 +140,9 @@ class PatternIndex:
         return self.any_rule
 
 
+_RAISING_DETECTORS = frozenset({"triton-launch", "cuda-extension-call"})
+
+
 @dataclass
 class RuleSet:
     """Every rule, indexed by what it matches."""
@@ -157,6 +160,9 @@ class RuleSet:
     guarded: frozenset[str] = frozenset()  # rules whose rename is made only under an is_available() test
     cuda_only: frozenset[str] = frozenset()  # torch.cuda rules with no fix: what a cuda-only-guard guards
     attribute_ids: frozenset[str] = frozenset()  # rules that match an attribute read (torch.version.cuda)
+    # must-change rules for a call or a read that fails when it runs, or a kernel launch: a function
+    # that reaches one fails where it is called (kb.scan.scanreach)
+    raising: frozenset[str] = frozenset()
     # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
     # the same chains recur across a repository.
     prefixes: dict[tuple[str | None, str], tuple[bool, tuple[ScanRule, ...]]] = field(
@@ -171,7 +177,13 @@ class RuleSet:
         cuda |= {r.id for r in rules if r.kind == "detector" and r.pattern == "cuda-tensor-type"}  # torch.cuda's too
         unfixed = cuda - {r.id for r in rules if r.fix is not None}
         attribute_ids = frozenset(r.id for r in rules if r.kind == "attribute")
+        raising = frozenset(
+            r.id
+            for r in rules
+            if r.severity == "must-change" and (r.kind in ("call", "attribute") or r.pattern in _RAISING_DETECTORS)
+        )
         out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed, attribute_ids=attribute_ids)
+        out.raising = raising
         for rule in rules:
             if rule.kind == "call":
                 out.calls.add(rule)

@@ -1,0 +1,83 @@
+"""Where a failure inside a function surfaces: at each call of that function (issue 34).
+
+A must-change finding inside a function (``torch.cuda.synchronize()``, a Triton launch) fails only
+when the function runs, and a reader porting the file meets it at the calls: ``barrier()`` in the
+training loop, ``get_peak_stats()`` in the logger. Each call of a function of the module by its
+name, or of a method of the same class through ``self``, becomes one of the places of the first
+such finding in the function's body; so does each call of a function that calls one, two calls
+deep. The finding stays the one line to change.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Iterator, NamedTuple
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+_DEPTH = 3  # a function that calls a function that calls one: how many calls away a failure is followed
+
+
+class Reached(NamedTuple):
+    """A call at ``node`` of a function whose body reaches the finding keyed ``key``."""
+
+    key: tuple[int, int, str]
+    node: ast.Call
+
+
+def _functions(tree: ast.Module) -> Iterator[tuple[Function, ast.ClassDef | None]]:
+    """The module's functions and the methods of its classes, each with its class (None for a function)."""
+    for st in tree.body:
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield st, None
+        elif isinstance(st, ast.ClassDef):
+            yield from ((m, st) for m in st.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _first_failure(fn: Function, keys: list[tuple[int, int, str]]) -> tuple[int, int, str] | None:
+    """The first finding key inside ``fn``'s body (keys sorted)."""
+    start = fn.body[0].lineno if fn.body else fn.lineno
+    end = fn.end_lineno or fn.lineno
+    return next((k for k in keys if start <= k[0] <= end), None)
+
+
+def _callee(call: ast.Call, owner: ast.ClassDef | None) -> tuple[str, ast.ClassDef | None] | None:
+    """What a call names: a plain function (``f()``), or a method of the class it sits in (``self.f()``)."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id, None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+        return (func.attr, owner) if owner is not None else None
+    return None
+
+
+def reached(tree: ast.Module, keys: list[tuple[int, int, str]]) -> list[Reached]:
+    """Each call of a function of ``tree`` whose body has one of the findings ``keys`` (sorted, those
+    of failing rules), or calls such a function, up to ``_DEPTH`` calls away."""
+    functions = list(_functions(tree))
+    failing: dict[tuple[str, ast.ClassDef | None], tuple[int, int, str]] = {}
+    for fn, owner in functions:
+        if (key := _first_failure(fn, keys)) is not None:
+            failing.setdefault((fn.name, owner), key)
+    if not failing:
+        return []
+    calls: list[tuple[ast.Call, ast.ClassDef | None, Function | None]] = [
+        (call, owner, fn) for fn, owner in functions for call in ast.walk(fn) if isinstance(call, ast.Call)
+    ]
+    for st in tree.body:  # the module's own statements: a call there fails as the script runs
+        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            calls += [(c, None, None) for c in ast.walk(st) if isinstance(c, ast.Call)]
+    out: dict[int, Reached] = {}
+    for _ in range(_DEPTH):
+        grew = False
+        for call, owner, caller in calls:
+            named = _callee(call, owner)
+            key = failing.get(named) if named is not None else None
+            if key is None or id(call) in out:
+                continue
+            out[id(call)] = Reached(key, call)
+            if caller is not None and (caller.name, owner) not in failing:
+                failing[(caller.name, owner)] = key  # a function that calls one fails where it is called too
+                grew = True
+        if not grew:
+            break
+    return list(out.values())
