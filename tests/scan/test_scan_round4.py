@@ -47,7 +47,7 @@ def test_an_extension_named_for_cuda_is_reported_at_its_import_with_its_calls_as
         "import os\nimport json\nos.path.join('a', 'b')\n",  # the standard library
         "import einops\nimport cudatoolkit_docs\ny = einops.rearrange(x, 'a b -> b a')\n",  # no cuda word
         "try:\n    import blur_cuda_kernels\nexcept ImportError:\n    blur_cuda_kernels = None\n",  # optional
-        "def f():\n    import blur_cuda_kernels\n",  # imported on a path that chooses it
+        # (an import in a function, once called a path that chooses it, is one: tests/scan/test_scan_round7.py)
     ],
 )
 def test_no_extension_without_evidence_or_at_the_top(real, code):

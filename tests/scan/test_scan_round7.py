@@ -171,3 +171,40 @@ def test_a_failing_call_inside_a_function_is_met_where_the_function_is_called(re
     # 8: save() calls barrier(); 24, 25: the script calls barrier() and save() (through it)
     assert [line for line, _ in found["cuda-synchronize"]] == [8, 24, 25]
     assert [line for line, _ in found["cuda-memory-stats"]] == [15]  # self.peak() in its class only
+
+
+# ---- a CUDA extension imported in a try block or a function -----------------------------------------------------
+
+EXT = """\
+import torch
+
+try:
+    import flash_attn_2_cuda
+    V2 = True
+except ImportError:
+    try:
+        import flash_attn_cuda
+    except ImportError as e:
+        raise ImportError("no FlashAttention") from e
+try:
+    import rotary_cuda
+except ImportError:
+    rotary_cuda = None
+
+def attend(q):
+    import fused_rotary_cuda
+    from pkg.cuda_ops import fused_op
+    return fused_rotary_cuda.fwd(q), flash_attn_2_cuda.varlen_fwd(q), fused_op(q)
+
+def check():
+    from transformers.utils import is_torch_cuda_available
+    return is_torch_cuda_available()
+"""
+
+
+def test_an_extension_imported_in_a_try_block_or_a_function_is_reported(real: RuleSet):
+    found = {f.line: f.related for f in scan_source(EXT, "t.py", real) if f.rule == "cuda-extension-import"}
+    # 4, 8: the module's try blocks (12 is optional: its except binds a fallback); 17, 18: a function's,
+    # by the module's name (as at the top); never 22, a function of a module whose name doesn't say CUDA
+    assert sorted(found) == [4, 8, 17, 18]
+    assert [line for line, _ in found[17]] == [19] and [line for line, _ in found[4]] == [19]

@@ -293,7 +293,7 @@ class Visitor:
         reports that import: a finding, each use of the name it binds one of its places."""
         s = self.s
         taken = {key[0] for key in s.findings}
-        for st, name, module in extension_imports(tree, s.resolve):
+        for st, name, module in extension_imports(tree, s.resolve, s.text):
             if st.lineno not in taken:
                 s.detect("cuda-extension-import", st)
                 s.imported[name] = st

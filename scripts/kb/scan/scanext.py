@@ -42,14 +42,50 @@ _WORDS = re.compile(r"[._]")
 _PASS_NAMES = ("fwd", "bwd", "forward", "backward")
 _NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
 _FUNCTION = "torch.autograd.Function"
+_INDENTED_CUDA_IMPORT = re.compile(r"^[ \t]+(?:import|from)[ \t]+[\w.]*cuda", re.MULTILINE)
 
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 
 
 def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
-    """The names top-level imports bind to modules that may be extensions: name -> (statement, module)."""
+    """The names the module's own imports (at its top, or in its ``try``/``if`` blocks) bind to modules
+    that may be extensions: name -> (statement, module). An optional import, one whose ``except``
+    binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses."""
+    statements, fallbacks, stack = [], set(), list(tree.body)
+    while stack:
+        st = stack.pop(0)
+        if isinstance(st, (ast.Try, ast.If)):
+            stack += [*st.body, *st.orelse, *getattr(st, "finalbody", ())]
+            for h in getattr(st, "handlers", ()):
+                stack += h.body
+                fallbacks |= {
+                    t.id for a in h.body if isinstance(a, ast.Assign) for t in a.targets if isinstance(t, ast.Name)
+                }
+        else:
+            statements.append(st)
+    found = _imported(statements)
+    return {name: at for name, at in found.items() if name not in fallbacks}
+
+
+def _nested(tree: ast.Module) -> list[tuple[ast.stmt, str, str]]:
+    """(statement, name, module) of each import inside a function of a module whose name has ``cuda``
+    as a word (``import flash_attn_2_cuda`` where a kernel is called): the name alone is the evidence
+    there, as nothing else about a local import is known."""
+    out = []
+    for fn in ast.walk(tree):
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            inner: list[ast.stmt] = [st for st in ast.walk(fn) if isinstance(st, (ast.Import, ast.ImportFrom))]
+            for name, (st, module) in _imported(inner).items():
+                if "cuda" in _WORDS.split(module.lower()) and (
+                    not isinstance(st, ast.ImportFrom) or "cuda" in _WORDS.split((st.module or "").lower())
+                ):
+                    out.append((st, name, module))
+    return out
+
+
+def _imported(statements: list[ast.stmt]) -> dict[str, tuple[ast.stmt, str]]:
     out: dict[str, tuple[ast.stmt, str]] = {}
-    for st in tree.body:
+    for st in statements:
         if isinstance(st, ast.Import):
             for a in st.names:
                 if a.name.split(".")[0] not in _NOT_EXTENSIONS:
@@ -90,12 +126,14 @@ def _kernel_calls(cls: ast.ClassDef) -> list[tuple[str, bool]]:
     return out
 
 
-def extension_imports(tree: ast.Module, resolve: Resolve) -> list[tuple[ast.stmt, str, str]]:
+def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tuple[ast.stmt, str, str]]:
     """(import statement, the name it binds, the module) of each compiled CUDA extension imported at
-    the top of the module, on the evidence the module docstring lists."""
+    the top of the module, on the evidence the module docstring lists, or inside a function under a
+    name that says CUDA (``text``, the module's source, must show such an import indented)."""
     candidates = _candidates(tree)
+    nested = _nested(tree) if _INDENTED_CUDA_IMPORT.search(text) else []
     if not candidates:
-        return []
+        return nested
     used = {name for cls in _functions(tree, resolve) for name, kernel in _kernel_calls(cls) if kernel}
     out = []
     roots: set[str] | None = None  # the names used as a module (``name.attr``), found only when needed
@@ -109,7 +147,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve) -> list[tuple[ast.stmt
             out.append((st, name, module))
         elif name in used and isinstance(st, ast.Import):
             out.append((st, name, module))
-    return out
+    return out + nested
 
 
 def _attribute_roots(tree: ast.Module) -> set[str]:
