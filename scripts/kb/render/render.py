@@ -47,8 +47,8 @@ from ..core.schema import (
 from ..wheel.coverage import InventoryError, read_inventory, undocumented, undocumented_messages
 from . import benchrender, charts, diagrams
 from .abbrtrie import trie_pattern
-from .tablehtml import Tooltips, outside_tables, table_html
 from .errortopics import BY_KEY, TOPICS, Topic, topic_of
+from .tablehtml import Tooltips, outside_tables, table_html
 
 
 class ReviewQueue(Protocol):

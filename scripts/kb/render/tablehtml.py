@@ -6,8 +6,10 @@ escaping writes (kb/core/escape.py): plain text in which Markdown finds nothing,
 references, raw tags and ``**bold**``. Such a table is written here as the same HTML, glossary
 tooltips included: the abbr extension wraps every term a cell's text shows as an ``abbr`` element,
 and so does :class:`Tooltips`, term for term (kb/render/abbrtrie.py's pattern). Markdown passes the
-result through as a raw HTML block. A cell with anything else gives ``None``, and the caller keeps
-the Markdown table. tests/render/test_tablehtml.py holds the two to the same HTML.
+result through as a raw HTML block, which a build stores whole (:class:`StashTables`); plain MkDocs
+(``kb render``'s output) reads it tag by tag, to the same HTML but for a blank line after the block
+when more follows. A cell with anything else gives ``None``, and the caller keeps the Markdown
+table. tests/render/test_tablehtml.py holds the two to the same HTML.
 """
 
 from __future__ import annotations
@@ -69,25 +71,37 @@ class Tooltips:
 
 def cell_html(cell: str, tips: Tooltips) -> str | None:
     """The HTML Markdown makes of one table cell's text; None for anything else than inert text,
-    references, tags and ``**bold text**``."""
+    references, tags and ``**bold text**`` (with references, no tags)."""
     parts = _TOKEN.split(cell.strip(" "))
     out: list[str] = []
-    bold = False
+    close = -1  # the index of the ** that ends the bold text we are in
     for i, part in enumerate(parts):
         if i % 2 == 0:
-            if not _INERT.fullmatch(part) or (bold and part.strip() != part) or (bold and not part):
+            if not _INERT.fullmatch(part):
                 return None
             out.append(tips.wrap(part) if part else "")
+        elif part == "**" and i == close:
+            out.append("</strong>")
         elif part == "**":
-            if bold and parts[i - 1] == "" or not bold and (i + 2 >= len(parts) or parts[i + 2] != "**"):
+            close = _bold_end(parts, i)
+            if close < 0:
                 return None
-            out.append("</strong>" if bold else "<strong>")
-            bold = not bold
-        elif bold:
-            return None  # a tag or a reference inside bold text: Markdown's own business
+            out.append("<strong>")
+        elif i < close and part.startswith("<"):
+            return None  # a tag inside bold text: Markdown's own business
         else:
             out.append(part)
-    return None if bold else "".join(out)
+    return "".join(out)
+
+
+def _bold_end(parts: list[str], i: int) -> int:
+    """The index of the ``**`` that closes the one at ``i``, if the text between is plain (not
+    empty, no space at either end, no tag); else -1."""
+    end = next((k for k in range(i + 2, len(parts), 2) if parts[k] == "**"), -1)
+    inner = "".join(parts[i + 1 : end])
+    if end < 0 or not inner or inner.strip() != inner or any(p.startswith("<") for p in parts[i + 1 : end : 2][1:]):
+        return -1
+    return end
 
 
 def table_html(name: str, header: list[str], rows: list[list[str]], tips: Tooltips) -> str | None:
@@ -115,14 +129,17 @@ def table_html(name: str, header: list[str], rows: list[list[str]], tips: Toolti
 
 
 # A block table_html wrote, where Markdown takes it for raw HTML: after a blank line, to its last line.
-_WRITTEN = re.compile(r'(?:^|(?<=\n\n))<div class="kb-table kb-table--[a-z][a-z0-9_-]* kb-table--cards">\n<table>\n.*?\n</div>$', re.M | re.S)
+_WRITTEN = re.compile(
+    r'(?:^|(?<=\n\n))<div class="kb-table kb-table--[a-z][a-z0-9_-]* kb-table--cards">\n<table>\n.*?\n</div>$',
+    re.M | re.S,
+)
 
 
 def outside_tables(markdown: str) -> str:
     """The Markdown without the blocks :func:`table_html` wrote (raw HTML, which Markdown passes
     through as it is: the abbr extension never looks into them, so their terms need no tooltip
     line, and the tooltips in them are written already)."""
-    return _WRITTEN.sub("", markdown) if "kb-table--cards\">\n<table>" in markdown else markdown
+    return _WRITTEN.sub("", markdown) if 'kb-table--cards">\n<table>' in markdown else markdown
 
 
 _FIRST = re.compile(r'<div class="kb-table kb-table--[a-z][a-z0-9_-]* kb-table--cards">')
