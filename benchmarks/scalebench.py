@@ -276,6 +276,6 @@ def glossary_speed_record(
             "CPU time of a clean strict build of the handbook with 10,000 generated glossary terms, minus "
             "that of the handbook as is, built just before it; load average over the last minute at the end "
             f"of the run: {os.getloadavg()[0]:.2f}."
-            + (f" The floor, the CPU the same 10,000 rows add to a plain MkDocs and Material build:{floor}" if floor else "")
+            + (f" The floor, the CPU the same rows add to a plain MkDocs and Material build:{floor}" if floor else "")
         ),
     }
