@@ -257,7 +257,9 @@ def bench_scale(sizes: list[int], limit: float, profile: bool, keep: Path | None
     scalebench.run(sizes, limit, profile, keep)
 
 
-def bench_glossary(terms: list[int], limit: float, whole_build: bool, runs: int, write: bool, floor: bool) -> None:
+def bench_glossary(
+    terms: list[int], limit: float, whole_build: bool, runs: int, write: bool, floor: bool = False
+) -> None:
     import glossfloor
     import scalebench
 
@@ -274,7 +276,7 @@ def bench_glossary(terms: list[int], limit: float, whole_build: bool, runs: int,
         record_glossary(added[10_000], runs, floors[10_000] if floor else {})
 
 
-def record_glossary(added: list[float], runs: int, floors: dict[str, float]) -> None:
+def record_glossary(added: list[float], runs: int, floors: dict[str, float] | None = None) -> None:
     """The CPU 10,000 terms added, run by run, as the glossary-build record of docs/data/speed.yml."""
     import datetime
 
@@ -284,6 +286,7 @@ def record_glossary(added: list[float], runs: int, floors: dict[str, float]) -> 
 
     if not added:
         sys.exit("glossary --write: no build with the terms finished, so nothing was recorded")
+    floors = floors or {}
     command = f"{GLOSSARY_COMMAND} --runs {runs}{' --floor' if floors else ''} --write"
     record = scalebench.glossary_speed_record(added, command, datetime.date.today().isoformat(), machine(), floors)
     editbench.write_run(editbench.SPEED_FILE, record)
