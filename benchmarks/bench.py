@@ -8,6 +8,7 @@
                                                          the handbook grown to N pages, built as published
   python benchmarks/bench.py glossary [--terms 10000,100000] [--floor] [--build [--runs 3] [--write]]
                                                          a glossary of N terms: what it costs
+  python benchmarks/bench.py glossary --stages --terms 10000   where a build spends what the terms add
   python benchmarks/bench.py kbedit [--tables figures,claims]  pages rendered again under serve per table edit
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
@@ -323,6 +324,7 @@ def main() -> None:
     f.add_argument("--runs", type=int, default=1, help="with --build: pairs of builds (plain, with the terms) per size")
     f.add_argument("--write", action="store_true", help="with --build --terms 10000: record in docs/data/speed.yml")
     f.add_argument("--floor", action="store_true", help="also time what plain MkDocs pays for the rows (glossfloor.py)")
+    f.add_argument("--stages", action="store_true", help="only: the CPU the terms add, stage by stage (buildstages.py)")
     g = sub.add_parser("kbedit")
     g.add_argument("--tables", default="figures,claims,glossary,sources", help="tables to edit, comma-separated")
     args = parser.parse_args()
@@ -334,6 +336,12 @@ def main() -> None:
         bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep)
     elif args.what == "glossary":
         terms = [int(n) for n in args.terms.split(",")]
+        if args.stages:
+            import buildstages
+
+            for n in terms:
+                buildstages.glossary_stages(n)
+            return
         bench_glossary(terms, args.limit, args.build, args.runs, args.write, args.floor)
     elif args.what == "sitecheck":
         bench_sitecheck(args.pages, args.runs)
