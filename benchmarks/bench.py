@@ -6,8 +6,9 @@
   python benchmarks/bench.py weight [--site DIR] [--print]  each built page's HTML size against its limit
   python benchmarks/bench.py scale [--sizes 40,1000,3000] [--profile] [--keep DIR]
                                                          the handbook grown to N pages, built as published
-  python benchmarks/bench.py glossary [--terms 10000,100000] [--build [--runs 3] [--write]]
+  python benchmarks/bench.py glossary [--terms 10000,100000] [--floor] [--build [--runs 3] [--write]]
                                                          a glossary of N terms: what it costs
+  python benchmarks/bench.py glossary --stages --terms 10000   where a build spends what the terms add
   python benchmarks/bench.py kbedit [--tables figures,claims]  pages rendered again under serve per table edit
 
 Run with the project's venv and PYTHONPATH=scripts (./dev test sets both; or see README).
@@ -257,20 +258,26 @@ def bench_scale(sizes: list[int], limit: float, profile: bool, keep: Path | None
     scalebench.run(sizes, limit, profile, keep)
 
 
-def bench_glossary(terms: list[int], limit: float, whole_build: bool, runs: int, write: bool) -> None:
+def bench_glossary(
+    terms: list[int], limit: float, whole_build: bool, runs: int, write: bool, floor: bool = False
+) -> None:
+    import glossfloor
     import scalebench
 
     if write and (not whole_build or terms != [10_000]):
         sys.exit("glossary --write: expected --build --terms 10000 (the speed table records 10,000 terms)")
+    if floor:
+        floors = {n: glossfloor.floor(n, runs, limit) for n in terms}
     if not whole_build:
-        scalebench.glossary(terms, limit)
+        if not floor:
+            scalebench.glossary(terms, limit)
         return
     added = scalebench.glossary_build(terms, limit, runs)
     if write:
-        record_glossary(added[10_000], runs)
+        record_glossary(added[10_000], runs, floors[10_000] if floor else {})
 
 
-def record_glossary(added: list[float], runs: int) -> None:
+def record_glossary(added: list[float], runs: int, floors: dict[str, float] | None = None) -> None:
     """The CPU 10,000 terms added, run by run, as the glossary-build record of docs/data/speed.yml."""
     import datetime
 
@@ -280,8 +287,9 @@ def record_glossary(added: list[float], runs: int) -> None:
 
     if not added:
         sys.exit("glossary --write: no build with the terms finished, so nothing was recorded")
-    command = f"{GLOSSARY_COMMAND} --runs {runs} --write"
-    record = scalebench.glossary_speed_record(added, command, datetime.date.today().isoformat(), machine())
+    floors = floors or {}
+    command = f"{GLOSSARY_COMMAND} --runs {runs}{' --floor' if floors else ''} --write"
+    record = scalebench.glossary_speed_record(added, command, datetime.date.today().isoformat(), machine(), floors)
     editbench.write_run(editbench.SPEED_FILE, record)
     print(f"recorded in {editbench.SPEED_FILE.relative_to(ROOT)}")
 
@@ -315,6 +323,8 @@ def main() -> None:
     f.add_argument("--build", action="store_true", help="time whole builds of the handbook with the terms added")
     f.add_argument("--runs", type=int, default=1, help="with --build: pairs of builds (plain, with the terms) per size")
     f.add_argument("--write", action="store_true", help="with --build --terms 10000: record in docs/data/speed.yml")
+    f.add_argument("--floor", action="store_true", help="also time what plain MkDocs pays for the rows (glossfloor.py)")
+    f.add_argument("--stages", action="store_true", help="only: the CPU the terms add, stage by stage (buildstages.py)")
     g = sub.add_parser("kbedit")
     g.add_argument("--tables", default="figures,claims,glossary,sources", help="tables to edit, comma-separated")
     args = parser.parse_args()
@@ -325,7 +335,14 @@ def main() -> None:
     elif args.what == "scale":
         bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep)
     elif args.what == "glossary":
-        bench_glossary([int(n) for n in args.terms.split(",")], args.limit, args.build, args.runs, args.write)
+        terms = [int(n) for n in args.terms.split(",")]
+        if args.stages:
+            import buildstages
+
+            for n in terms:
+                buildstages.glossary_stages(n)
+            return
+        bench_glossary(terms, args.limit, args.build, args.runs, args.write, args.floor)
     elif args.what == "sitecheck":
         bench_sitecheck(args.pages, args.runs)
     elif args.what == "scan":

@@ -56,3 +56,28 @@ def test_nothing_is_recorded_when_no_build_with_the_terms_finished(monkeypatch):
     monkeypatch.setattr(editbench, "write_run", lambda *a: pytest.fail("recorded"))
     with pytest.raises(SystemExit, match="nothing was recorded"):
         bench.record_glossary([], 1)
+
+
+def test_the_floor_goes_in_the_record_and_its_note(tmp_path):
+    """With --floor, the plain MkDocs figure of the variant the handbook is like (the glossary as
+    HTML, the rows again on a print page) is the record's plain_s; every variant is in the note."""
+    import glossfloor
+
+    assert scalebench.FLOOR in glossfloor.VARIANTS
+    floors = {name: 1.0 + i for i, name in enumerate(glossfloor.VARIANTS)}
+    path = tmp_path / "speed.yml"
+    editbench.write_run(path, scalebench.glossary_speed_record(ADDED, "cmd", "2026-12-06", "m", floors))
+    records, problems = load_table("speed", path, "docs/data/speed.yml")
+    assert problems == []
+    assert records[0].model.plain_s == floors[scalebench.FLOOR]
+    assert all(f"{name}: +{s:.2f} s." in records[0].model.note for name, s in floors.items())
+
+
+def test_the_floor_projects_hold_the_rows_as_the_glossary_writes_them():
+    """Markdown and HTML tables of the same rows: the term bold after its anchor, the labelled meaning."""
+    import glossfloor
+
+    md, html = glossfloor.markdown_table(3), glossfloor.html_table(3)
+    assert md.count("\n| <span") == 3 and html.count("<tr>\n<td>") == 3
+    assert '<td><span class="kb-anchor" id="term-bench-term-2"></span><strong>CAQ2</strong></td>' in html
+    assert '| <span class="kb-anchor" id="term-bench-term-2"></span>**CAQ2** | &nbsp; |' in md

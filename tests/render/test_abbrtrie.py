@@ -14,6 +14,7 @@ from conftest import ROOT
 from kb.mkdocs.build import Build
 from kb.render import abbrtrie
 from kb.render.abbrtrie import TrieAbbrExtension, abbr_pattern, flat_pattern
+from kb.render.tablehtml import StashTablesExtension
 
 # Word and non-word characters, a non-ASCII letter and digit, and characters a pattern escapes.
 CHARS = "ab_AB1 .-+*()|?\\é٣"
@@ -105,4 +106,4 @@ def test_the_build_adds_it_to_mkdocs_extensions() -> None:
         markdown_extensions=["abbr"],
     )
     Build().check_config(config)
-    assert [type(e) for e in config.markdown_extensions[1:]] == [TrieAbbrExtension]
+    assert [type(e) for e in config.markdown_extensions[1:]] == [TrieAbbrExtension, StashTablesExtension]

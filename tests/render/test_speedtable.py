@@ -49,6 +49,16 @@ def test_the_target_cell_judges_the_median(tmp_path, median, verdict):
     assert "<code>python benchmarks/editbench.py --pages 10 --write</code>" in md
 
 
+def test_the_target_cell_gives_what_plain_mkdocs_alone_takes(tmp_path):
+    assert "plain MkDocs" not in shown(tmp_path, 1.6)
+    run = RUN.format(median=1.6, low=0.5).rstrip() + "\n      plain_s: 2.73\n"
+    data = write_tables(tmp_path / "p" / "docs" / "data", speed=run)
+    kb = load_kb(data, shown_root=tmp_path / "p")
+    md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
+    assert problems == []
+    assert "at most 1 s (floor 1.5 s): missed (plain MkDocs and Material alone: 2.73 s)" in html.unescape(md)
+
+
 def test_every_kind_of_run_has_a_label():
     assert set(SPEED_LABELS) == set(get_args(SpeedTimed))
 

@@ -634,6 +634,7 @@ class SpeedRun(Noted):
     max_s: Seconds
     target_s: Seconds
     floor_s: Optional[Seconds] = None  # the most that is still acceptable, where the target allows one
+    plain_s: Optional[Seconds] = None  # what plain MkDocs and Material alone take for the same content, if measured
 
     @model_validator(mode="after")
     def _ordered(self) -> "SpeedRun":

@@ -42,9 +42,11 @@ def validate_kb(kb: KB, today: dt.date | None = None) -> list[Problem]:
 
 # Every glossary term is a tooltip, and a row of the glossary page and of the printable handbook,
 # so each term adds to every build and to those pages' weight (about 280 bytes of HTML a page). The
-# cost grows linearly (the abbr extension's pattern is trie-shaped, kb/render/abbrtrie.py): 10,000
-# terms added about 6 s of CPU to a build and 100,000 about 70 s (bench.py glossary --build; before
-# the trie, the glossary page's share grew with the square of the terms).
+# cost grows linearly (the abbr extension's pattern is trie-shaped, kb/render/abbrtrie.py, and the
+# glossary's table is written as HTML, kb/render/tablehtml.py): 10,000 terms add about 3.7 s of CPU
+# to a build, where plain MkDocs and Material alone take about 2.6 s for the same rows (bench.py
+# glossary --build --floor; 6 s before the HTML table; before the trie, the glossary page's share
+# grew with the square of the terms).
 MAX_GLOSSARY_TERMS = 20_000
 
 

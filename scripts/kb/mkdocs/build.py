@@ -30,6 +30,7 @@ from ..render.readingpath import link_reading_path
 from ..render.render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from ..render.searchindex import SearchIndexError, compact_file, material_worker
 from ..render.slim import slim_html
+from ..render.tablehtml import StashTablesExtension
 from ..wiki.editlinks import check_settings
 from .export import export_project
 from .pagecache import Memo, digest
@@ -168,6 +169,7 @@ class Build:
         if not config.repo_url:
             config.edit_uri = None  # MkDocs would warn that the edit path alone is no URL
         config.markdown_extensions.append(TrieAbbrExtension())  # the abbr tooltips, matched by a trie
+        config.markdown_extensions.append(StashTablesExtension())  # tables written as HTML, stored whole
         return config
 
     def follow_reading_path(self, nav: Any, config: Any) -> Any:

@@ -179,11 +179,13 @@ def relative_url(target: str, start_page: str) -> str:
     return rel
 
 
-# A start tag and its attributes, as the HTML the site's Markdown extensions write (and raw HTML a
+# A start tag with attributes, as the HTML the site's Markdown extensions write (and raw HTML a
 # page holds) spells them. Everything outside the matched attributes is copied byte for byte; an odd
-# construct this does not see as a tag is copied too, and the built-site check reads the result.
+# construct this does not see as a tag is copied too, and the built-site check reads the result. A
+# tag without attributes (<tr>, <td>: most of a long table's) has nothing to rewrite, so it is not
+# matched at all.
 _START_TAG = re.compile(
-    r"""<([A-Za-z][^\s/>]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)(\s*/?>)"""
+    r"""<([A-Za-z][^\s/>]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)+)(\s*/?>)"""
 )
 _ATTR = re.compile(r"""(\s+)([^\s"'>/=]+)(?:(\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+))?""")
 _WATCHED = _ID_ATTRS | _ID_LISTS | _URL_ATTRS | {"name"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import lru_cache, partial
 from html import unescape as html_unescape
 from typing import Any, Callable, Literal, Protocol, TypeVar, get_args, get_origin
 
@@ -48,6 +48,7 @@ from ..wheel.coverage import InventoryError, read_inventory, undocumented, undoc
 from . import benchrender, charts, diagrams
 from .abbrtrie import trie_pattern
 from .errortopics import BY_KEY, TOPICS, Topic, topic_of
+from .tablehtml import Tooltips, outside_tables, table_html
 
 
 class ReviewQueue(Protocol):
@@ -316,10 +317,23 @@ def _kb_table(name: str, header: list[str], rows: list[list[str]], cards: bool =
     """A KB table in a ``kb-table`` block. Every cell after the first carries its column's name,
     hidden on wide screens; on a phone kb.css shows each row as a card with these labels (unless
     ``cards`` is off, for a table narrow enough to stay a table)."""
-    label = [f'<span class="kb-label">{h}:</span> ' for h in header]
-    labelled = [[cell if i == 0 or not cell else label[i] + cell for i, cell in enumerate(row)] for row in rows]
     kind = f"kb-table kb-table--{attr(name)}" + (" kb-table--cards" if cards else "")
-    return f'\n\n<div class="{kind}" markdown>\n\n{md_table(header, labelled)}\n\n</div>\n\n'
+    return f'\n\n<div class="{kind}" markdown>\n\n{md_table(header, _with_labels(header, rows))}\n\n</div>\n\n'
+
+
+def _with_labels(header: list[str], rows: list[list[str]]) -> list[list[str]]:
+    label = [f'<span class="kb-label">{h}:</span> ' for h in header]
+    return [[cell if i == 0 or not cell else label[i] + cell for i, cell in enumerate(row)] for row in rows]
+
+
+def _glossary_table(kb: KB, header: list[str], rows: list[list[str]]) -> str:
+    """The glossary's table as the HTML Markdown would make of it, tooltips included (Markdown's
+    pass over 10,000 rows is most of what they cost a build, kb/render/tablehtml.py); the Markdown
+    table where a cell holds more than that module writes."""
+    terms, defined = _glossary(kb)
+    tips = Tooltips((line for _, line in defined), partial(_found_in, *_term_index(terms)))
+    html = table_html("glossary", header, _with_labels(header, rows), tips)
+    return _kb_table("glossary", header, rows) if html is None else f"\n\n{html}\n\n"
 
 
 def _anchor(prefix: str, rec: Record[Model]) -> str:
@@ -594,7 +608,8 @@ def _speed_target(run: SpeedRun) -> str:
         verdict = "missed, within the floor"
     else:
         verdict = "missed"
-    return f"at most {run.target_s:g} s{floor}: {verdict}"
+    plain = f" (plain MkDocs and Material alone: {run.plain_s:g} s)" if run.plain_s is not None else ""
+    return f"at most {run.target_s:g} s{floor}: {verdict}{plain}"
 
 
 def table_rows(ctx: Ctx, table: str, records: list[Record[Model]]) -> tuple[list[str], list[list[str]]]:
@@ -637,7 +652,7 @@ def _record(ctx: Ctx, table: str, record_id: str) -> Record[Model]:
 def sc_table(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
     table = _one(pos, "table name")
     header, rows = table_rows(ctx, table, select(ctx.kb, table, kw))
-    return _kb_table(table, header, rows)
+    return _glossary_table(ctx.kb, header, rows) if table == "glossary" else _kb_table(table, header, rows)
 
 
 def sc_figure(ctx: Ctx, pos: list[str], kw: dict[str, str]) -> str:
@@ -1012,7 +1027,7 @@ def abbreviations(kb: KB, markdown: str | None = None) -> str:
     if markdown is None:
         lines = [line for _, line in defined]
     else:
-        used = _used_terms(terms, markdown)
+        used = _used_terms(terms, outside_tables(markdown))  # Markdown never looks into the HTML tables
         lines = [line for term, line in defined if term in used]
     # One block per definition: the abbr extension takes one definition from the front of a block
     # and puts the rest back, testing every block processor on it again (quadratic in its lines).
@@ -1047,12 +1062,18 @@ def _used_terms(terms: tuple[str, ...], markdown: str) -> set[str]:
     trie-shaped pattern tried at every word edge, which finds the longest there; the shorter terms
     it begins with are checked along it. No step tries every term, so the work grows with the text
     and the terms a page has, never with the whole glossary."""
-    words, phrases = _term_index(terms)
-    used: set[str] = set()
-    for text in (markdown, html_unescape(markdown)):
-        used |= words.intersection(_WORD_RUN.findall(text))
-        if phrases is not None:
-            _find_phrases(*phrases, text, used)
+    return _found_terms(terms, markdown) | _found_terms(terms, html_unescape(markdown))
+
+
+def _found_terms(terms: tuple[str, ...], text: str) -> set[str]:
+    """The terms found as words in ``text`` (see _used_terms)."""
+    return _found_in(*_term_index(terms), text)
+
+
+def _found_in(words: frozenset[str], phrases: tuple[re.Pattern[str], frozenset[str]] | None, text: str) -> set[str]:
+    used = set(words.intersection(_WORD_RUN.findall(text)))
+    if phrases is not None:
+        _find_phrases(*phrases, text, used)
     return used
 
 
