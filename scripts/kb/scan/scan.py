@@ -231,6 +231,8 @@ class Visitor:
         self.flows = self.devices and ("cuda" in state.text or "rank" in state.text)
         self.backends = self.devices and "backend" in state.text  # a backend= that may carry an nccl string
         self.placed: set[int] = set()  # ids of the expressions read as a device place
+        # calls of a plain name or of self./cls. methods, each with the function (or module) it is in
+        self.local: list[tuple[ast.Call, ast.AST]] = []
         # the keywords a rule with a value and no call path matches that the file names: they may be
         # set in a mapping or an attribute before the call (keyed)
         self.named = {k for k, rules in state.rules.keywords.items() if k in state.text and _unbound(rules)}
@@ -273,7 +275,9 @@ class Visitor:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
         if raising := sorted(k for k in s.findings if k[2] in s.rules.raising):
-            s.reached = reached(tree, raising)  # the calls of a function that fails inside (kb.scan.scanreach)
+            s.reached = reached(
+                tree, raising, self.local
+            )  # the calls of a function that fails inside (kb.scan.scanreach)
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""
@@ -353,8 +357,12 @@ class Visitor:
 
     def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
         func = node.func
-        if type(func) is ast.Name and self.devices:
-            self.s.calls.setdefault(func.id, []).append((node, scope))
+        if type(func) is ast.Name:
+            self.local.append((node, scope.node))
+            if self.devices:
+                self.s.calls.setdefault(func.id, []).append((node, scope))
+        elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
+            self.local.append((node, scope.node))
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):

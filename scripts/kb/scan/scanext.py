@@ -67,14 +67,20 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
     return {name: at for name, at in found.items() if name not in fallbacks}
 
 
-def _nested(tree: ast.Module) -> list[tuple[ast.stmt, str, str]]:
+def _nested(tree: ast.Module, lines: set[int]) -> list[tuple[ast.stmt, str, str]]:
     """(statement, name, module) of each import inside a function of a module whose name has ``cuda``
     as a word (``import flash_attn_2_cuda`` where a kernel is called): the name alone is the evidence
-    there, as nothing else about a local import is known."""
+    there, as nothing else about a local import is known. Only the functions that hold one of
+    ``lines`` (those of an indented import naming CUDA, found in the source) are walked."""
     out = []
-    for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            inner: list[ast.stmt] = [st for st in ast.walk(fn) if isinstance(st, (ast.Import, ast.ImportFrom))]
+    tops = [st for st in tree.body if isinstance(st, ast.ClassDef)]
+    functions = [st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [m for cls in tops for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for fn in functions:  # each walked once, the functions nested in it with it
+        if not any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in lines):
+            continue
+        inner: list[ast.stmt] = [st for st in ast.walk(fn) if isinstance(st, (ast.Import, ast.ImportFrom))]
+        if inner:
             for name, (st, module) in _imported(inner).items():
                 if "cuda" in _WORDS.split(module.lower()) and (
                     not isinstance(st, ast.ImportFrom) or "cuda" in _WORDS.split((st.module or "").lower())
@@ -131,7 +137,8 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
     the top of the module, on the evidence the module docstring lists, or inside a function under a
     name that says CUDA (``text``, the module's source, must show such an import indented)."""
     candidates = _candidates(tree)
-    nested = _nested(tree) if _INDENTED_CUDA_IMPORT.search(text) else []
+    lines = {text.count("\n", 0, m.start()) + 1 for m in _INDENTED_CUDA_IMPORT.finditer(text)}
+    nested = _nested(tree, lines) if lines else []
     if not candidates:
         return nested
     used = {name for cls in _functions(tree, resolve) for name, kernel in _kernel_calls(cls) if kernel}

@@ -50,9 +50,10 @@ def _callee(call: ast.Call, owner: ast.ClassDef | None) -> tuple[str, ast.ClassD
     return None
 
 
-def reached(tree: ast.Module, keys: list[tuple[int, int, str]]) -> list[Reached]:
-    """Each call of a function of ``tree`` whose body has one of the findings ``keys`` (sorted, those
-    of failing rules), or calls such a function, up to ``_DEPTH`` calls away."""
+def reached(tree: ast.Module, keys: list[tuple[int, int, str]], calls: list[tuple[ast.Call, ast.AST]]) -> list[Reached]:
+    """Each of ``calls`` (a call of a plain name or of ``self.name``, with the function or module it
+    is in) of a function of ``tree`` whose body has one of the findings ``keys`` (sorted, those of
+    failing rules), or calls such a function, up to ``_DEPTH`` calls away."""
     functions = list(_functions(tree))
     failing: dict[tuple[str, ast.ClassDef | None], tuple[int, int, str]] = {}
     for fn, owner in functions:
@@ -60,24 +61,21 @@ def reached(tree: ast.Module, keys: list[tuple[int, int, str]]) -> list[Reached]
             failing.setdefault((fn.name, owner), key)
     if not failing:
         return []
-    calls: list[tuple[ast.Call, ast.ClassDef | None, Function | None]] = [
-        (call, owner, fn) for fn, owner in functions for call in ast.walk(fn) if isinstance(call, ast.Call)
-    ]
-    for st in tree.body:  # the module's own statements: a call there fails as the script runs
-        if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            calls += [(c, None, None) for c in ast.walk(st) if isinstance(c, ast.Call)]
+    owners = {id(fn): owner for fn, owner in functions}
     out: dict[int, Reached] = {}
     for _ in range(_DEPTH):
         grew = False
-        for call, owner, caller in calls:
+        for call, where in calls:
+            owner = owners.get(id(where))
             named = _callee(call, owner)
             key = failing.get(named) if named is not None else None
             if key is None or id(call) in out:
                 continue
             out[id(call)] = Reached(key, call)
-            if caller is not None and (caller.name, owner) not in failing:
-                failing[(caller.name, owner)] = key  # a function that calls one fails where it is called too
-                grew = True
+            if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(where) in owners:
+                if (where.name, owner) not in failing:  # a function that calls one fails where it is called too
+                    failing[(where.name, owner)] = key
+                    grew = True
         if not grew:
             break
     return list(out.values())
