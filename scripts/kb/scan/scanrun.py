@@ -21,6 +21,7 @@ import gc
 import os
 import signal
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -438,6 +439,22 @@ def _workers(jobs: int, rules: RuleSet, names: frozenset[tuple[str, ...]] | None
         pool.join()
         raise
     pool.close()
+    _join(pool)
+
+
+_EXIT_S = 30.0  # how long workers whose results are all in get to exit on their own
+
+
+def _join(pool: Pool) -> None:
+    """Wait for the closed pool's workers to exit; one still there after ``_EXIT_S`` is killed: its
+    results are in, and a worker that sat on a futex as it exited (once more in the tests, in a
+    process with no other thread) left the scan waiting for good. ``_pool`` is the pool's list of
+    processes, which it has no public name for."""
+    deadline = time.monotonic() + _EXIT_S
+    for worker in list(getattr(pool, "_pool", ())):
+        worker.join(max(0.0, deadline - time.monotonic()))
+        if worker.is_alive():
+            worker.kill()
     pool.join()
 
 
