@@ -208,3 +208,27 @@ def test_an_extension_imported_in_a_try_block_or_a_function_is_reported(real: Ru
     # by the module's name (as at the top); never 22, a function of a module whose name doesn't say CUDA
     assert sorted(found) == [4, 8, 17, 18]
     assert [line for line, _ in found[17]] == [19] and [line for line, _ in found[4]] == [19]
+
+
+# ---- a keyword rule's value passed in through a parameter --------------------------------------------------------
+
+FAST = """\
+import torch
+
+def matmul(a, b, sa, sb, use_fast_accum=False):
+    return torch._scaled_mm(
+        a, b, scale_a=sa, scale_b=sb,
+        use_fast_accum=use_fast_accum,
+    )
+
+def forward(a, b, sa, sb):
+    return matmul(a, b, sa, sb, use_fast_accum=True)
+
+def backward(a, b, sa, sb):
+    return matmul(a, b, sa, sb, use_fast_accum=False)
+"""
+
+
+def test_a_keyword_value_a_call_passes_to_a_parameter_is_found_where_it_is_written(real: RuleSet):
+    found = [(f.line, f.related) for f in scan_source(FAST, "t.py", real) if f.rule == "scaled-mm-fast-accum"]
+    assert found == [(10, ((6, 9),))]  # forward's True, used at the keyword; never backward's False

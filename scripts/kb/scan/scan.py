@@ -233,6 +233,8 @@ class Visitor:
         self.placed: set[int] = set()  # ids of the expressions read as a device place
         # calls of a plain name or of self./cls. methods, each with the function (or module) it is in
         self.local: list[tuple[ast.Call, ast.AST]] = []
+        # a keyword rule's argument that is a parameter (the rule, its name, where, the function)
+        self.pending_keywords: list[tuple[ScanRule, str, ast.AST, Scope]] = []
         # the keywords a rule with a value and no call path matches that the file names: they may be
         # set in a mapping or an attribute before the call (keyed)
         self.named = {k for k, rules in state.rules.keywords.items() if k in state.text and _unbound(rules)}
@@ -253,6 +255,9 @@ class Visitor:
         s = self.s
         for name in self.named.intersection(s.options):  # add_argument("--name", default=v): set before the call
             self.keyword_value(name, s.options[name], s.options[name], None, Scope(tree, None))
+        for rule, name, where, function in self.pending_keywords:  # matmul(..., use_fast_accum=True)
+            for arg, scope, _ in self.arguments(function, name):
+                self.keyword_match(rule, None, where, s.values(arg, scope))
         for use, name, function in s.pending_params:  # every call is known now
             for arg, scope, via in self.arguments(function, name):
                 v = s.values(arg, scope)
@@ -687,14 +692,21 @@ class Visitor:
                     s.add(where, rule)
                 continue
             for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
-                v = s.values(item, scope)
-                for value, origin in zip(v.known, v.origins, strict=True):
-                    if value in rule.value:
-                        if origin is item:
-                            s.add(where, rule)
-                            s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
-                        else:  # used at the argument, which in a call over several lines has its own line
-                            s.use(origin, where, rule)
+                self.keyword_match(rule, item, where, s.values(item, scope))
+                if type(item) is ast.Name and (function := s.parameter(item.id, scope)) is not None:
+                    self.pending_keywords.append((rule, item.id, where, function))  # what the calls pass
+
+    def keyword_match(self, rule: ScanRule, item: ast.expr | None, where: ast.AST, v: Values) -> None:
+        """A keyword rule's value among what ``item`` (None: a value a call passes) holds: a finding
+        where it is written, used at ``where``."""
+        s = self.s
+        for value, origin in zip(v.known, v.origins, strict=True):
+            if value in rule.value:
+                if origin is item:
+                    s.add(where, rule)
+                    s.quiet.add(id(item))  # the rule speaks for the literal: not a device string too
+                else:  # used at the argument, which in a call over several lines has its own line
+                    s.use(origin, where, rule)
 
     def keyed(self, node: ast.Dict | ast.Assign | ast.AnnAssign, scope: Scope, loop: bool) -> None:
         """A keyword set before the call: ``{"attn_implementation": v}``, ``kwargs["name"] = v``,
