@@ -92,7 +92,8 @@ def test_a_run_record_with_the_lexbor_floor_is_a_valid_benchmark_that_gives_the_
         t.add(build_run(""), seconds)
         timings.append(t)
     injected = [peers.Injected(f, "docs/x.md", 1, "x.md") for f in peers.FAULTS]
-    found = {1000: {c: [] for c in ("kb-validate", "kb-check-site", "htmlproofer", "linkchecker", "linkchecker-anchors")}}
+    checkers = ("kb-validate", "kb-check-site", "htmlproofer", "linkchecker", "linkchecker-anchors")
+    found = {1000: {c: [] for c in checkers}}
     site = {1000: {"pages": 1000, "html_files": 1002, "html_mib": 76.0, "stopped": []}}
     rec = peers.record(args, timings, found, injected, site)
     run = Benchmark.model_validate(rec)
