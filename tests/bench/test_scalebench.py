@@ -19,14 +19,14 @@ import scalebench  # noqa: E402
 
 
 def test_a_failed_build_gives_its_times_and_ends_the_bench_when_not_caught(tmp_path, monkeypatch):
-    failed = subprocess.CompletedProcess([], 1, "", "ERROR   -  file is 32 MiB\n")
+    failed = subprocess.CompletedProcess([], 1, "", "ERROR   -  file is 33,554,433 bytes\n")
     monkeypatch.setattr(scalebench.subprocess, "run", lambda *a, **kw: failed)
     with pytest.raises(SystemExit) as stopped:
         scalebench._build(tmp_path, 60, None)
     assert isinstance(stopped.value, scalebench.BuildFailed)
     assert stopped.value.wall >= 0 and stopped.value.cpu >= 0
     assert f"the build of {tmp_path} failed after" in str(stopped.value.code)
-    assert str(stopped.value.code).endswith("file is 32 MiB\n")
+    assert str(stopped.value.code).endswith("file is 33,554,433 bytes\n")
 
 
 def test_the_scale_bench_reports_a_failed_size_and_goes_on(tmp_path, monkeypatch, capsys):
