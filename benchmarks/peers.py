@@ -45,6 +45,9 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from peer_output import Finding, caught, others, parse_htmlproofer, parse_kb, parse_linkchecker  # noqa: E402
 from peer_site import FAULTS, Generated, Injected, generate  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "scripts"))
+from kb.site.sitecheck import PARALLEL_FROM  # noqa: E402
+
 PY = sys.executable
 BIN = Path(PY).parent
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "PYTHONPATH": str(ROOT / "scripts")}
@@ -64,6 +67,29 @@ for d, _, names in os.walk(sys.argv[1]):
             with open(os.path.join(d, name), encoding="utf-8", errors="replace") as f:
                 n += len(f.read().lower())
 print(n)
+"""
+# lexbor's parse of the same files, split as check-site splits them: with ``workers=2`` and at least
+# ``PARALLEL_FROM`` files, a forked second process parses the first half. Only the parse: no check can
+# be faster than the parser it stands on (issue 39: check-site takes at most 2x this).
+FLOOR_LEXBOR = """
+import os, sys
+from selectolax.lexbor import LexborHTMLParser
+site, processes = sys.argv[1], int(sys.argv[2])
+paths = sorted(os.path.join(d, n) for d, _, names in os.walk(site) for n in names if n.endswith(".html"))
+def parse(part):
+    n = 0
+    for path in part:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            n += LexborHTMLParser(f.read()).root is not None
+    return n
+half = len(paths) // 2 if processes >= 2 else 0
+pid = os.fork() if half else 0
+if half and pid == 0:
+    os._exit(0 if parse(paths[:half]) == half else 1)
+n = parse(paths[half:])
+if half and os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]):
+    sys.exit("the second process did not parse its half")
+print(n + half)
 """
 IN_PROCESS = """
 import json, sys, time
@@ -326,6 +352,8 @@ def bench_size(
     out.append(check)
     out.append(timed_inside("check-site-inprocess", size, IN_PROCESS, [".", "site"], f, runs))
     out.append(timed("floor", size, [PY, "-c", FLOOR, "site"], f, runs))
+    processes = str(2 if pages >= PARALLEL_FROM else 1)  # as check_site(workers=2) splits them
+    out.append(timed("floor-lexbor", size, [PY, "-c", FLOOR_LEXBOR, "site", processes], f, runs))
     out.append(timed_inside("kb-validate", size, VALIDATE, ["."], c, runs))
     plain_rc, anchors_rc = linkchecker_configs(work / "linkchecker")
     with Server(f / "site") as server:
@@ -356,7 +384,7 @@ def percent(share: float | None) -> float | None:
 
 
 def ratios(timings: list[Timing], at: int, large: int) -> list[dict[str, Any]]:
-    """The five targets, from medians of this run (None where the sizes needed were not run)."""
+    """The six targets, from medians of this run (None where the sizes needed were not run)."""
     med = {(t.tool, t.size): t.median for t in timings}
 
     def m(tool: str, size: int = at) -> float | None:
@@ -375,6 +403,13 @@ def ratios(timings: list[Timing], at: int, large: int) -> list[dict[str, Any]]:
             f"check-site process / floor process, {at} pages",
             div(m("check-site"), m("floor")),
             2.5,
+            "at-most",
+        ),
+        ratio(
+            "check-vs-lexbor",
+            f"check-site process / lexbor's parse of the same HTML files in as many processes, {at} pages",
+            div(m("check-site"), m("floor-lexbor")),
+            2,
             "at-most",
         ),
         ratio(
@@ -480,6 +515,7 @@ def record(
         "faults": faults,
         "findings": findings,
         "ratios": ratios(timings, args.ratio_size, args.ratio_size * 5),
+        "note": f"Load average over the last minute at the end of the run: {os.getloadavg()[0]:.2f}.",
     }
 
 

@@ -36,6 +36,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "DISABLE_MKDOCS_2_WARNING": "true"}
 
 
+class BuildFailed(SystemExit):
+    """A build that exited non-zero, with its times: not caught, it ends the bench with its message."""
+
+    def __init__(self, project: Path, wall: float, cpu: float, errors: str) -> None:
+        super().__init__(f"the build of {project} failed after {wall:.1f} s wall, {cpu:.1f} s CPU:\n{errors}")
+        self.wall, self.cpu, self.errors = wall, cpu, errors
+
+
 def _build(project: Path, limit: float, profile: Path | None) -> tuple[float, float] | None:
     """(wall s, CPU s) of one strict build of ``project`` with our hook; None when stopped at ``limit``."""
     prof = ["-m", "cProfile", "-o", str(profile)] if profile else []
@@ -49,9 +57,10 @@ def _build(project: Path, limit: float, profile: Path | None) -> tuple[float, fl
         return None
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if done.returncode:
-        sys.exit(f"the build of {project} failed:\n{done.stderr[-3000:]}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        raise BuildFailed(project, wall, cpu, done.stderr[-3000:])
+    return wall, cpu
 
 
 def _shares(profile: Path, top: int = 20) -> list[str]:
@@ -92,7 +101,12 @@ def run(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> Non
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             made = generate(Path(tmp) / "p", size, as_published=True)
-            took = _build(made.root, limit, None)
+            try:
+                took = _build(made.root, limit, None)
+            except BuildFailed as failed:  # a size the build refuses: how long it took to say so
+                print(f"{made.pages} pages: the build failed after {failed.wall:.1f} s wall, {failed.cpu:.1f} s CPU:")
+                print("\n".join(failed.errors.splitlines()[-5:]), flush=True)
+                continue
             if took is None:
                 print(f"{made.pages} pages: stopped after {limit:.0f} s", flush=True)
                 continue

@@ -342,7 +342,10 @@ def test_a_fifo_is_reported_and_does_not_hang(tmp_path):
 def test_a_huge_file_is_reported_not_read(tmp_path, monkeypatch):
     monkeypatch.setattr(sitecheck, "MAX_BYTES", 1000)
     out = run(tmp_path, {"index.html": page("<p>" + "x" * 2000 + "</p>")})
-    assert len(out) == 1 and out[0].startswith("site/index.html:1: file is 0 MiB (expected at most 0 MiB")
+    size = (tmp_path / "site" / "index.html").stat().st_size
+    assert len(out) == 1 and out[0].startswith(
+        f"site/index.html:1: file is {size:,} bytes (expected at most 1,000 bytes"
+    )
 
 
 def test_bytes_that_are_not_utf8_are_reported_and_the_rest_still_checked(tmp_path):

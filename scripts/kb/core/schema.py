@@ -522,6 +522,7 @@ BenchTimed = Literal[
     "check-site",
     "check-site-inprocess",
     "floor",
+    "floor-lexbor",
     "kb-validate",
     "linkchecker",
     "linkchecker-anchors",

@@ -23,6 +23,7 @@ LABELS = {
     "check-site": "python -m kb check-site (a process)",
     "check-site-inprocess": "check_site() inside one process",
     "floor": "floor: read and lower-case every HTML file",
+    "floor-lexbor": "floor: lexbor's parse of every HTML file, in as many processes as check-site",
     "kb-validate": "KB validation and rendering (inside one process)",
     "linkchecker": "linkchecker, no anchor check",
     "linkchecker-anchors": "linkchecker with AnchorCheck",

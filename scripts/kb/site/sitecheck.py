@@ -271,8 +271,8 @@ def _read(site: Path, rel: str, problems: list[Problem]) -> str | None:
         problems.append(Problem(f"site/{rel}", 1, f"cannot read: {exc.strerror} (expected a readable file)"))
         return None
     if size > MAX_BYTES:
-        why = f"expected at most {MAX_BYTES // 2**20} MiB; the check does not read larger pages, so split it"
-        problems.append(Problem(f"site/{rel}", 1, f"file is {size / 2**20:.0f} MiB ({why})"))
+        why = f"expected at most {MAX_BYTES:,} bytes; the check does not read larger pages, so split it"
+        problems.append(Problem(f"site/{rel}", 1, f"file is {size:,} bytes ({why})"))  # whole MiB said 32 for 32.4
         return None
     try:
         return data.decode("utf-8")
