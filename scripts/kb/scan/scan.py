@@ -47,7 +47,7 @@ import os
 import re
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable
+from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
@@ -231,13 +231,12 @@ class Visitor:
         self.flows = self.devices and ("cuda" in state.text or "rank" in state.text)
         self.backends = self.devices and "backend" in state.text  # a backend= that may carry an nccl string
         self.placed: set[int] = set()  # ids of the expressions read as a device place
-        # calls of a plain name or of self./cls. methods, each with the function (or module) it is in
-        self.local: list[tuple[ast.Call, ast.AST]] = []
+        self.methods: list[tuple[ast.Call, ast.AST]] = []  # self.f(...) calls, each with the function it is in
         # a keyword rule's argument that is a parameter (the rule, its name, where, the function)
         self.pending_keywords: list[tuple[ScanRule, str, ast.AST, Scope]] = []
         # the keywords a rule with a value and no call path matches that the file names: they may be
         # set in a mapping or an attribute before the call (keyed)
-        self.named = {k for k, rules in state.rules.keywords.items() if k in state.text and _unbound(rules)}
+        self.named = {k for k in state.rules.unbound if k in state.text}
 
     def run(self, tree: ast.Module) -> None:
         stack: list[ast.stmt] = list(tree.body)  # module-level imports first, for functions defined above them
@@ -279,10 +278,9 @@ class Visitor:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
-        if raising := sorted(k for k in s.findings if k[2] in s.rules.raising):
-            s.reached = reached(
-                tree, raising, self.local
-            )  # the calls of a function that fails inside (kb.scan.scanreach)
+        if raising := sorted(k for k in s.findings if k[2] in s.rules.raising):  # kb.scan.scanreach
+            calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
+            s.reached = reached(tree, raising, calls + self.methods)  # the calls of a function failing inside
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""
@@ -363,11 +361,9 @@ class Visitor:
     def call_node(self, node: ast.Call, scope: Scope, loop: bool) -> None:
         func = node.func
         if type(func) is ast.Name:
-            self.local.append((node, scope.node))
-            if self.devices:
-                self.s.calls.setdefault(func.id, []).append((node, scope))
+            self.s.calls.setdefault(func.id, []).append((node, scope))
         elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
-            self.local.append((node, scope.node))
+            self.methods.append((node, scope.node))
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):
@@ -1146,11 +1142,6 @@ def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, t
 
 
 # Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
-def _unbound(rules: Iterable[ScanRule]) -> bool:
-    """Some rule of a keyword looks for a value on any call (its keyword may be set before the call)."""
-    return any(rule.value and rule.call is None for rule in rules)
-
-
 def _target_name(target: ast.expr, field: bool) -> str | None:
     """The keyword an assignment target names: ``kw["name"]``, ``obj.name``, and when ``field`` (an
     annotated one) a dataclass field ``name``; a plain variable is followed where it is passed."""

@@ -42,7 +42,8 @@ _WORDS = re.compile(r"[._]")
 _PASS_NAMES = ("fwd", "bwd", "forward", "backward")
 _NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
 _FUNCTION = "torch.autograd.Function"
-_INDENTED_CUDA_IMPORT = re.compile(r"^[ \t]+(?:import|from)[ \t]+[\w.]*cuda", re.MULTILINE)
+# an indented import of a module whose name says CUDA, torch's own left out (torch.cuda is no extension)
+_INDENTED_CUDA_IMPORT = re.compile(r"\n[ \t]+(?:import|from)[ \t]+(?!torch\b)[\w.]*cuda")  # \n: 3x ^ with re.M
 
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 
@@ -137,7 +138,10 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
     the top of the module, on the evidence the module docstring lists, or inside a function under a
     name that says CUDA (``text``, the module's source, must show such an import indented)."""
     candidates = _candidates(tree)
-    lines = {text.count("\n", 0, m.start()) + 1 for m in _INDENTED_CUDA_IMPORT.finditer(text)}
+    lines, line, at = set(), 1, 0
+    for m in _INDENTED_CUDA_IMPORT.finditer(text) if "cuda" in text else ():  # line numbers counted on
+        line, at = line + text.count("\n", at, m.start() + 1), m.start() + 1
+        lines.add(line)
     nested = _nested(tree, lines) if lines else []
     if not candidates:
         return nested

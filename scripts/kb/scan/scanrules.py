@@ -163,6 +163,9 @@ class RuleSet:
     # must-change rules for a call or a read that fails when it runs, or a kernel launch: a function
     # that reaches one fails where it is called (kb.scan.scanreach)
     raising: frozenset[str] = frozenset()
+    # the keywords some rule looks for with a value on any call: they may be set before the call
+    # (a dict entry, an attribute, a dataclass field), which kb.scan.scan reads as the keyword
+    unbound: frozenset[str] = frozenset()
     # (path, chain) of an attribute -> whether it touches CUDA, and what its prefixes match (scan.py):
     # the same chains recur across a repository.
     prefixes: dict[tuple[str | None, str], tuple[bool, tuple[ScanRule, ...]]] = field(
@@ -184,6 +187,7 @@ class RuleSet:
         )
         out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed, attribute_ids=attribute_ids)
         out.raising = raising
+        out.unbound = frozenset(r.pattern for r in rules if r.kind == "keyword" and r.value and r.call is None)
         for rule in rules:
             if rule.kind == "call":
                 out.calls.add(rule)
