@@ -232,3 +232,24 @@ def backward(a, b, sa, sb):
 def test_a_keyword_value_a_call_passes_to_a_parameter_is_found_where_it_is_written(real: RuleSet):
     found = [(f.line, f.related) for f in scan_source(FAST, "t.py", real) if f.rule == "scaled-mm-fast-accum"]
     assert found == [(10, ((6, 9),))]  # forward's True, used at the keyword; never backward's False
+
+
+# ---- a "cuda" fallback for a torch without torch.accelerator ----------------------------------------------------
+
+FALLBACK = """\
+import torch
+
+kind = torch.accelerator.current_accelerator().type if hasattr(torch, "accelerator") else "cuda"
+x = torch.ones(2).to(kind)
+if hasattr(torch, "accelerator"):
+    dev = torch.accelerator.current_accelerator()
+else:
+    dev = torch.device("cuda")
+other = "mps" if hasattr(torch, "mps") else "cuda"
+"""
+
+
+def test_a_cuda_fallback_for_a_torch_without_accelerator_is_never_reported(real: RuleSet):
+    """Every TorchTPU host's torch has ``torch.accelerator``: the other branch never runs there."""
+    found = [(f.line, f.rule) for f in scan_source(FALLBACK, "t.py", real) if f.severity == "must-change"]
+    assert found == [(9, "cuda-device-string")]  # only the test that is not torch.accelerator's

@@ -462,8 +462,37 @@ class Visitor:
         every_n = _every_n(node.test)
         for st in node.body:
             self.visit(st, scope, loop and not every_n)
+        if node.orelse and self._has_accelerator(node.test):
+            self._quiet_strings(node.orelse)
         for st in node.orelse:
             self.visit(st, scope, loop)
+
+    def if_expression(self, node: ast.IfExp, scope: Scope, loop: bool) -> None:
+        """``accel if hasattr(torch, "accelerator") else "cuda"``: see :meth:`_has_accelerator`."""
+        if self._has_accelerator(node.test):
+            self._quiet_strings([node.orelse])
+        self.children(node, scope, loop)
+
+    def _has_accelerator(self, test: ast.expr) -> bool:
+        """``hasattr(torch, "accelerator")``: true on every TorchTPU host (torch 2.13 has
+        ``torch.accelerator``), so the other branch, a fallback for an older torch, never runs there."""
+        return (
+            type(test) is ast.Call
+            and type(test.func) is ast.Name
+            and test.func.id == "hasattr"
+            and len(test.args) == 2
+            and type(test.args[1]) is ast.Constant
+            and test.args[1].value == "accelerator"
+            and self.s.resolve(test.args[0])[0] == "torch"
+        )
+
+    def _quiet_strings(self, nodes: list[ast.stmt] | list[ast.expr]) -> None:
+        """The "cuda" literals of a branch that never runs on a TorchTPU host are not reported."""
+        for node in nodes:
+            for inner in ast.walk(node):
+                if type(inner) is ast.Constant and is_cuda(inner.value):
+                    self.s.quiet.add(id(inner))
+                    self.s.fallbacks.add(id(inner))
 
     def raise_node(self, node: ast.Raise, scope: Scope, loop: bool) -> None:
         """What a ``raise`` builds runs once, on the way out: no ``item-in-loop`` there."""
@@ -758,6 +787,8 @@ class Visitor:
         use of each cuda string it was written as."""
         s = self.s
         for value, origin in zip(v.known, v.origins, strict=True):
+            if id(origin) in s.fallbacks:  # written in a branch a TorchTPU host never takes
+                continue
             if is_cuda(value):
                 s.uses_cuda = True
             if origin is expr:  # a literal in place is reported where it is written
@@ -1178,6 +1209,7 @@ _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.AsyncFunctionDef: Visitor.function,
     ast.Lambda: Visitor.function,
     ast.If: Visitor.if_node,
+    ast.IfExp: Visitor.if_expression,
     ast.Raise: Visitor.raise_node,
     ast.For: Visitor.loop_node,
     ast.AsyncFor: Visitor.loop_node,

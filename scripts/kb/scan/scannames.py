@@ -220,6 +220,9 @@ class FileScan:
     # argparse options and their defaults (``add_argument("--device", default="cuda")``): ``args.device``
     options: dict[str, ast.expr] = field(default_factory=dict)
     quiet: set[int] = field(default_factory=set)  # ids of literals another detector already reported
+    # ids of "cuda" literals in a branch a TorchTPU host never takes (``... if hasattr(torch,
+    # "accelerator") else "cuda"``): neither reported nor followed to their uses
+    fallbacks: set[int] = field(default_factory=set)
     # a device place that is a parameter (its use, the name, the function's scope), and the calls by
     # plain name (with the scope each is in): a parameter holds what this file's calls pass it
     pending_params: list[tuple[ast.Call, str, Scope]] = field(default_factory=list)
