@@ -1231,12 +1231,14 @@ _NOQA = re.compile(r"#\s*noqa(?::[ \t]*(?P<codes>[A-Z]+[0-9]+(?:[ \t]*,[ \t]*[A-
 
 
 def silenced(line: str, code: str) -> bool:
-    """Whether ``# noqa`` (every code) or ``# noqa: CODE[, CODE]`` on this line names ``code``."""
+    """Whether a ``# noqa: CODE[, CODE]`` on this line names ``code``. A bare ``# noqa`` silences
+    nothing here: code written before the port carries many, for other linters (nanotron's
+    ``import transformer_engine as te  # noqa`` quiets flake8's unused import, not this)."""
     if "noqa" not in line and "NOQA" not in line.upper():
         return False
     for m in _NOQA.finditer(line):
         codes = m.group("codes")
-        if codes is None or code in {c.strip().upper() for c in codes.split(",")}:
+        if codes is not None and code in {c.strip().upper() for c in codes.split(",")}:
             return True
     return False
 

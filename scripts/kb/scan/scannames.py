@@ -481,8 +481,8 @@ class FileScan:
             return Values((CUDA_FORMATTED,), origins=(node,))
         if isinstance(node, ast.JoinedStr) and rank_fstring(node):
             return Values((RANK_FORMATTED,), origins=(node,))
-        if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
-            if self.resolve(node.func)[0] == "torch.device":  # torch.device(x) holds what x holds
+        if isinstance(node, ast.Call) and node.args and len(node.args) <= 2:
+            if self.resolve(node.func)[0] == "torch.device":  # torch.device(x), torch.device(x, i): x's type
                 return self.values(node.args[0], scope, depth)
         if returns := self._returned_by(node, scope, depth):  # device = pick_device(), a function of this file
             v = _union([self.values(e, s, depth + 1) for e, s in returns])
