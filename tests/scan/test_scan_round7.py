@@ -253,3 +253,11 @@ def test_a_cuda_fallback_for_a_torch_without_accelerator_is_never_reported(real:
     """Every TorchTPU host's torch has ``torch.accelerator``: the other branch never runs there."""
     found = [(f.line, f.rule) for f in scan_source(FALLBACK, "t.py", real) if f.severity == "must-change"]
     assert found == [(9, "cuda-device-string")]  # only the test that is not torch.accelerator's
+
+
+def test_a_flag_given_as_a_comparison_is_true_in_some_runs(real: RuleSet):
+    code = (
+        "from transformers import AutoModelForCausalLM\n"
+        "m = AutoModelForCausalLM.from_pretrained(p, load_in_4bit=args.bits == 4, load_in_8bit=False)\n"
+    )
+    assert [f.rule for f in scan_source(code, "t.py", real) if f.severity == "must-change"] == ["load-in-4bit"]

@@ -717,6 +717,9 @@ class Visitor:
                     s.add(where, rule)
                 continue
             for item in expr.elts if isinstance(expr, (ast.Tuple, ast.List)) else (expr,):  # device_types=("cuda",)
+                if type(item) is ast.Compare and True in rule.value:  # load_in_4bit=args.bits == 4: true in some runs
+                    s.add(where, rule)
+                    continue
                 self.keyword_match(rule, item, where, s.values(item, scope))
                 if type(item) is ast.Name and (function := s.parameter(item.id, scope)) is not None:
                     self.pending_keywords.append((rule, item.id, where, function))  # what the calls pass
