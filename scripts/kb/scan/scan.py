@@ -1175,7 +1175,6 @@ def _prefix_rules(rules: RuleSet, path: str | None, chain: str) -> tuple[bool, t
     return cuda, tuple(found)
 
 
-# Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
 def _target_name(target: ast.expr, field: bool) -> str | None:
     """The keyword an assignment target names: ``kw["name"]``, ``obj.name``, and when ``field`` (an
     annotated one) a dataclass field ``name``; a plain variable is followed where it is passed."""
@@ -1196,6 +1195,7 @@ def _field_default(value: ast.expr) -> ast.expr:
     return value
 
 
+# Node type -> handler; a class-level table, so a Visitor holds no reference cycle to itself.
 _HANDLERS: dict[type, Callable[[Visitor, Any, Scope, bool], None]] = {
     ast.Dict: Visitor.keyed,
     ast.Assign: Visitor.keyed,

@@ -52,16 +52,17 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
     """The names the module's own imports (at its top, or in its ``try``/``if`` blocks) bind to modules
     that may be extensions: name -> (statement, module). An optional import, one whose ``except``
     binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses."""
-    statements, fallbacks, stack = [], set(), list(tree.body)
+    statements, fallbacks, stack = [], set(), list(reversed(tree.body))
     while stack:
-        st = stack.pop(0)
+        st = stack.pop()
         if isinstance(st, (ast.Try, ast.If)):
-            stack += [*st.body, *st.orelse, *getattr(st, "finalbody", ())]
+            inner = [*st.body, *st.orelse, *getattr(st, "finalbody", ())]
             for h in getattr(st, "handlers", ()):
-                stack += h.body
+                inner += h.body
                 fallbacks |= {
                     t.id for a in h.body if isinstance(a, ast.Assign) for t in a.targets if isinstance(t, ast.Name)
                 }
+            stack += reversed(inner)  # in the order written: a later import of a name wins, as it runs later
         else:
             statements.append(st)
     found = _imported(statements)
