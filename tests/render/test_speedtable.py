@@ -105,3 +105,14 @@ def test_a_figure_that_is_not_a_time_shows_its_unit_and_verdict(tmp_path, what, 
     assert figure in shown and verdict in shown
     assert SPEED_LABELS[what] in shown
     assert " s" not in shown.split(figure)[1].split("|")[1]  # the min-to-max cell gives the same unit, not seconds
+
+
+def test_the_note_with_the_load_average_is_shown_under_what_was_measured(tmp_path):
+    assert "<small>" not in shown(tmp_path, 0.9)
+    run = RUN.format(median=0.9, low=0.5).rstrip() + "\n      note: 'Load average at the end: 0.78 <b>.'\n"
+    data = write_tables(tmp_path / "p" / "docs" / "data", speed=run)
+    kb = load_kb(data, shown_root=tmp_path / "p")
+    md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
+    assert problems == []
+    assert "<b>" not in md  # escaped, as every field is
+    assert "to the page served with it<br><small>Load average at the end: 0.78 <b>.</small>" in html.unescape(md)

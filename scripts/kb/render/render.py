@@ -485,6 +485,12 @@ def _error_cell(ctx: Ctx, r: Record[ErrorEntry]) -> str:
     return f"{_anchor('error', r)}{md_code(error_heading(r.model))}"
 
 
+def _speed_what(ctx: Ctx, r: Record[SpeedRun]) -> str:
+    """What the run measures, and under it, small, its note (the load average, the times behind a ratio)."""
+    note = f"<br><small>{text(r.model.note)}</small>" if r.model.note else ""
+    return text(SPEED_LABELS[r.model.what]) + note
+
+
 def _cells(*pairs: tuple[str, str]) -> list[Column]:
     """Plain columns: (header, field) pairs, each field shown as escaped prose."""
     return [Column(header, _f(name)) for header, name in pairs]
@@ -589,7 +595,7 @@ COLUMNS: dict[str, list[Column]] = {
     ],
     "speed": [
         Column("Run", lambda ctx, r: f"{_anchor('speed', r)}<code>{md_text(r.id)}</code>"),
-        Column("What", _typed(SpeedRun, lambda ctx, r: text(SPEED_LABELS[r.model.what]))),
+        Column("What", _typed(SpeedRun, _speed_what)),
         Column("Median", _typed(SpeedRun, lambda ctx, r: f"**{r.model.median_s:.2f}** {_unit_of(r.model)}")),
         Column(
             "Min to max",
