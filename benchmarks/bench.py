@@ -238,9 +238,11 @@ def bench_scan(files: int, runs: int) -> None:
         )
 
 
-def bench_weight(site: Path | None, top: int, with_print: bool) -> None:
+def bench_weight(site: Path | None, top: int, with_print: bool, write: bool = False) -> None:
     import pageweight
+    import speedrecord
 
+    command = f"{WEIGHT_COMMAND}{'' if site is None else ' --site site'} --write"
     with tempfile.TemporaryDirectory() as tmp:
         if site is None:
             site = Path(tmp) / "site"
@@ -248,14 +250,22 @@ def bench_weight(site: Path | None, top: int, with_print: bool) -> None:
         over = pageweight.weigh(site, top)
         if with_print:
             pageweight.print_times(site)
+        if write:
+            speedrecord.write(speedrecord.weight_records(site, *pageweight.heaviest(site), command))
     if over:
         sys.exit(1)
 
 
-def bench_scale(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> None:
+def bench_scale(sizes: list[int], limit: float, profile: bool, keep: Path | None, write: bool = False) -> None:
     import scalebench
+    import speedrecord
 
-    scalebench.run(sizes, limit, profile, keep)
+    if write and sizes != [40, 1000]:
+        sys.exit("scale --write: expected --sizes 40,1000 (the speed table records 1,000 pages over 40)")
+    times = scalebench.run(sizes, limit, profile, keep)
+    if write:
+        extra = "" if limit == SCALE_LIMIT else f" --limit {limit:g}"
+        speedrecord.write([speedrecord.scale_record(times, f"{SCALE_COMMAND}{extra} --write")])
 
 
 def bench_glossary(
@@ -294,6 +304,9 @@ def record_glossary(added: list[float], runs: int, floors: dict[str, float] | No
     print(f"recorded in {editbench.SPEED_FILE.relative_to(ROOT)}")
 
 
+SCALE_LIMIT = 900.0  # seconds
+SCALE_COMMAND = "PYTHONPATH=scripts .venv/bin/python benchmarks/bench.py scale --sizes 40,1000"
+WEIGHT_COMMAND = "PYTHONPATH=scripts .venv/bin/python benchmarks/bench.py weight"
 GLOSSARY_COMMAND = "PYTHONPATH=scripts .venv/bin/python benchmarks/bench.py glossary --build --terms 10000"
 
 
@@ -312,11 +325,13 @@ def main() -> None:
     d.add_argument("--site", type=Path, help="a built site (default: build the project into a temporary folder)")
     d.add_argument("--top", type=int, default=15)
     d.add_argument("--print", action="store_true", help="also time Chromium's load and print to PDF of each print page")
+    d.add_argument("--write", action="store_true", help="record the three heaviest figures in docs/data/speed.yml")
     e = sub.add_parser("scale")
     e.add_argument("--sizes", default="40,1000,3000", help="site sizes in pages, comma-separated")
-    e.add_argument("--limit", type=float, default=900, help="stop a build after this many seconds")
+    e.add_argument("--limit", type=float, default=SCALE_LIMIT, help="stop a build after this many seconds")
     e.add_argument("--profile", action="store_true", help="also print each build's cProfile proportions")
     e.add_argument("--keep", type=Path, help="keep the largest project here (for editbench.py --project)")
+    e.add_argument("--write", action="store_true", help="with --sizes 40,1000: record the ratio in docs/data/speed.yml")
     f = sub.add_parser("glossary")
     f.add_argument("--terms", default="2000,10000,100000", help="glossary sizes, comma-separated")
     f.add_argument("--limit", type=float, default=240, help="stop a size after this many seconds")
@@ -333,7 +348,7 @@ def main() -> None:
 
         scalebench.kb_edit(args.tables.split(","))
     elif args.what == "scale":
-        bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep)
+        bench_scale([int(n) for n in args.sizes.split(",")], args.limit, args.profile, args.keep, args.write)
     elif args.what == "glossary":
         terms = [int(n) for n in args.terms.split(",")]
         if args.stages:
@@ -348,7 +363,7 @@ def main() -> None:
     elif args.what == "scan":
         bench_scan(args.files, args.runs)
     elif args.what == "weight":
-        bench_weight(args.site, args.top, args.print)
+        bench_weight(args.site, args.top, args.print, args.write)
     else:
         bench_overhead(args.runs)
 

@@ -50,8 +50,10 @@ PAGES = [
 COMMAND = "PYTHONPATH=scripts .venv/bin/python benchmarks/editbench.py"  # as the performance page gives it
 SPEED_FILE = ROOT / "docs" / "data" / "speed.yml"
 SPEED_HEADER = """\
-# Written by benchmarks/editbench.py --write (edit-to-reload) and benchmarks/bench.py glossary --build
-# --write (glossary-build), each from one run on the machine it names; shown on about/performance.md.
+# Written by benchmarks/editbench.py --write (edit-to-reload), benchmarks/bench.py glossary --build
+# --write (glossary-build), benchmarks/hookbench.py --write (hook-cost), benchmarks/bench.py weight --write
+# (the three *-weight kinds) and benchmarks/bench.py scale --sizes 40,1000 --write (scale-build), each from
+# one run on the machine it names; shown on about/performance.md.
 # Rerun a record's command to refresh it; do not edit the numbers by hand.
 """
 TARGET_S, FLOOR_S = 1.0, 1.5  # issue 39: a one-page edit served in at most 1 s; 1.5 s is acceptable

@@ -55,6 +55,8 @@ def builds(tmp: Path, runs: int) -> dict[str, Any]:
         out[f"{name}_cpu_s"] = round(statistics.median(c for _, c in runs_of), 3)
     out["ratio_wall"] = round(out["hook_wall_s"] / out["plain_wall_s"], 3)
     out["ratio_cpu"] = round(out["hook_cpu_s"] / out["plain_cpu_s"], 3)
+    # pair by pair, for the record
+    out["ratios_cpu"] = [round(h / p, 3) for (_, h), (_, p) in zip(hook, plain, strict=True)]
     return out
 
 
@@ -111,6 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--json", type=Path, help="also write the result here")
+    parser.add_argument("--write", action="store_true", help="record the CPU ratio in docs/data/speed.yml")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         result = {**builds(Path(tmp), args.runs), **edit_to_reload(Path(tmp), args.runs)}
@@ -119,6 +122,24 @@ def main() -> None:
     print(text)
     if args.json:
         args.json.write_text(text + "\n", "utf-8")
+    if args.write:
+        import speedrecord
+
+        speedrecord.write([hook_record(result, f"{COMMAND} --runs {args.runs} --write")])
+
+
+COMMAND = "PYTHONPATH=scripts .venv/bin/python benchmarks/hookbench.py"  # as the performance page gives it
+
+
+def hook_record(result: dict[str, Any], command: str) -> dict[str, Any]:
+    """The CPU ratio of each pair of builds (hook, plain) as the hook-cost record of the speed table."""
+    import speedrecord
+
+    note = (
+        f"Median CPU time: {result['hook_cpu_s']:.2f} s with the hook, {result['plain_cpu_s']:.2f} s plain; "
+        f"wall time {result['hook_wall_s']:.2f} s and {result['plain_wall_s']:.2f} s ({result['ratio_wall']:.2f}x)."
+    )
+    return speedrecord.figure_record("hook-cost", result["ratios_cpu"], speedrecord.HOOK_TARGET, "x", command, note)
 
 
 if __name__ == "__main__":

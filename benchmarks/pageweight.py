@@ -50,6 +50,12 @@ def weigh(site: Path, top: int) -> list[str]:
     return over
 
 
+def heaviest(site: Path) -> tuple[int, int]:
+    """The bytes of the heaviest content page and of the heaviest part of the printable handbook."""
+    pages = [(p.stat().st_size, url_of(site, p)) for p in site.rglob("index.html")]
+    return _heaviest(pages), max((size for size, url in pages if url in PRINT_URLS), default=0)
+
+
 def _heaviest(pages: list[tuple[int, str]]) -> int:
     return max((size for size, url in pages if url not in PRINT_URLS), default=0)
 

@@ -96,8 +96,11 @@ def _keep(project: Path, keep: Path) -> None:
     config.write_text(config.read_text("utf-8").replace(str(ROOT / "scripts"), "scripts"), "utf-8")
 
 
-def run(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> None:
+def run(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> dict[int, tuple[int, float, float]]:
+    """Build a generated site of each size; return (pages, wall s, CPU s) by size asked, for the sizes that built
+    (a size below the handbook's own page count makes a site of the handbook alone)."""
     first: float | None = None
+    times: dict[int, tuple[int, float, float]] = {}
     for size in sizes:
         with tempfile.TemporaryDirectory() as tmp:
             made = generate(Path(tmp) / "p", size, as_published=True)
@@ -111,6 +114,7 @@ def run(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> Non
                 print(f"{made.pages} pages: stopped after {limit:.0f} s", flush=True)
                 continue
             wall, cpu = took
+            times[size] = (made.pages, wall, cpu)
             first = first or wall
             print(
                 f"{made.pages} pages: build {wall:.1f} s wall, {cpu:.1f} s CPU ({wall / first:.1f}x the first size); "
@@ -126,6 +130,7 @@ def run(sizes: list[int], limit: float, profile: bool, keep: Path | None) -> Non
                 if profile and (Path(tmp) / "build.prof").is_file():
                     shutil.copy2(Path(tmp) / "build.prof", keep / "build.prof")
                 print(f"kept in {keep}: benchmarks/editbench.py --project {keep}", flush=True)
+    return times
 
 
 GLOSSARY_CHILD = r"""

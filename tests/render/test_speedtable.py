@@ -77,3 +77,42 @@ def test_a_run_out_of_order_is_refused_with_its_line(tmp_path, change, message):
     records, problems = load_table("speed", path, "docs/data/speed.yml")
     assert records == []
     assert [str(p).split(": expected")[0] for p in problems] == ["docs/data/speed.yml:1: speed[0]"]
+
+
+NEW_KINDS = [
+    ("hook-cost", "x", 1.41, 1.25, "**1.41** ×", "at most 1.25 ×: missed"),
+    ("content-page-weight", "KB", 353.0, 150.0, "**353.00** KB", "at most 150 KB: missed"),
+    ("print-part-weight", "KB", 998.0, 1000.0, "**998.00** KB", "at most 1000 KB: met"),
+    ("search-index-weight", "KB", 937.0, 400.0, "**937.00** KB", "at most 400 KB: missed"),
+    ("scale-build", "x", 16.9, 25.0, "**16.90** ×", "at most 25 ×: met"),
+]
+
+
+@pytest.mark.parametrize(("what", "unit", "median", "target", "figure", "verdict"), NEW_KINDS)
+def test_a_figure_that_is_not_a_time_shows_its_unit_and_verdict(tmp_path, what, unit, median, target, figure, verdict):
+    run = (
+        RUN.format(median=median, low=median)
+        .replace("what: edit-to-reload", f"what: {what}\n      unit: {unit}")
+        .replace("max_s: 1.9", f"max_s: {median}")
+        .replace("target_s: 1.0", f"target_s: {target}")
+        .replace("      floor_s: 1.5\n", "")
+    )
+    data = write_tables(tmp_path / "docs" / "data", speed=run)
+    kb = load_kb(data, shown_root=tmp_path)
+    md, problems = render_markdown(f"<!-- kb:table speed what={what} -->", Ctx(kb, "about/performance.md"), "p.md")
+    assert problems == []
+    shown = html.unescape(md)
+    assert figure in shown and verdict in shown
+    assert SPEED_LABELS[what] in shown
+    assert " s" not in shown.split(figure)[1].split("|")[1]  # the min-to-max cell gives the same unit, not seconds
+
+
+def test_the_note_with_the_load_average_is_shown_under_what_was_measured(tmp_path):
+    assert "<small>" not in shown(tmp_path, 0.9)
+    run = RUN.format(median=0.9, low=0.5).rstrip() + "\n      note: 'Load average at the end: 0.78 <b>.'\n"
+    data = write_tables(tmp_path / "p" / "docs" / "data", speed=run)
+    kb = load_kb(data, shown_root=tmp_path / "p")
+    md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
+    assert problems == []
+    assert "<b>" not in md  # escaped, as every field is
+    assert "to the page served with it<br><small>Load average at the end: 0.78 <b>.</small>" in html.unescape(md)

@@ -618,11 +618,21 @@ class Benchmark(Noted):
 # benchmarks/bench.py glossary --build --write) ----
 # Like a benchmark run, their source is the run itself: the date, the machine and the command.
 
-SpeedTimed = Literal["edit-to-reload", "glossary-build"]
+SpeedTimed = Literal[
+    "edit-to-reload",
+    "glossary-build",
+    "hook-cost",  # a build with our hook over plain MkDocs on the pre-rendered pages (benchmarks/hookbench.py)
+    "content-page-weight",  # the heaviest content page's HTML (benchmarks/bench.py weight)
+    "print-part-weight",  # the heaviest part of the printable handbook
+    "search-index-weight",  # the search index
+    "scale-build",  # a 1,000-page build over the 40-page build (benchmarks/bench.py scale)
+]
+SpeedUnit = Literal["s", "x", "KB"]  # seconds; times a reference run; kilobytes (1,000 bytes)
 
 
 class SpeedRun(Noted):
-    """One run of one of the wiki's speed benchmarks: its times over ``runs`` measurements."""
+    """One run of one of the wiki's speed benchmarks: its figures over ``runs`` measurements, in ``unit``
+    (the ``_s`` fields hold seconds unless ``unit`` says otherwise)."""
 
     id: Id
     what: SpeedTimed
@@ -630,6 +640,7 @@ class SpeedRun(Noted):
     machine: Text
     command: Text
     runs: Annotated[int, Field(ge=1)]
+    unit: SpeedUnit = "s"
     median_s: Seconds
     min_s: Seconds
     max_s: Seconds

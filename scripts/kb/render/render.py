@@ -485,6 +485,12 @@ def _error_cell(ctx: Ctx, r: Record[ErrorEntry]) -> str:
     return f"{_anchor('error', r)}{md_code(error_heading(r.model))}"
 
 
+def _speed_what(ctx: Ctx, r: Record[SpeedRun]) -> str:
+    """What the run measures, and under it, small, its note (the load average, the times behind a ratio)."""
+    note = f"<br><small>{text(r.model.note)}</small>" if r.model.note else ""
+    return text(SPEED_LABELS[r.model.what]) + note
+
+
 def _cells(*pairs: tuple[str, str]) -> list[Column]:
     """Plain columns: (header, field) pairs, each field shown as escaped prose."""
     return [Column(header, _f(name)) for header, name in pairs]
@@ -494,6 +500,11 @@ STATUS_AND_SOURCES = [Column("Evidence", _typed(Sourced, _evidence))]
 SPEED_LABELS: dict[str, str] = {
     "edit-to-reload": "One-page edit under ./dev serve, to the page served with it",
     "glossary-build": "CPU time 10,000 generated glossary terms add to a clean build",
+    "hook-cost": "CPU time of a build with our hook, over plain MkDocs on the pre-rendered pages",
+    "content-page-weight": "HTML of the heaviest content page",
+    "print-part-weight": "HTML of the heaviest part of the printable handbook",
+    "search-index-weight": "The search index",
+    "scale-build": "Build time of a 1,000-page site, over that of the smallest (--sizes 40: the handbook alone)",
 }
 COLUMNS: dict[str, list[Column]] = {
     "sources": [
@@ -584,9 +595,12 @@ COLUMNS: dict[str, list[Column]] = {
     ],
     "speed": [
         Column("Run", lambda ctx, r: f"{_anchor('speed', r)}<code>{md_text(r.id)}</code>"),
-        Column("What", _typed(SpeedRun, lambda ctx, r: text(SPEED_LABELS[r.model.what]))),
-        Column("Median (s)", _typed(SpeedRun, lambda ctx, r: f"**{r.model.median_s:.2f}**")),
-        Column("Min to max (s)", _typed(SpeedRun, lambda ctx, r: f"{r.model.min_s:.2f} to {r.model.max_s:.2f}")),
+        Column("What", _typed(SpeedRun, _speed_what)),
+        Column("Median", _typed(SpeedRun, lambda ctx, r: f"**{r.model.median_s:.2f}** {_unit_of(r.model)}")),
+        Column(
+            "Min to max",
+            _typed(SpeedRun, lambda ctx, r: f"{r.model.min_s:.2f} to {r.model.max_s:.2f} {_unit_of(r.model)}"),
+        ),
         Column("Measurements", _typed(SpeedRun, lambda ctx, r: number(r.model.runs))),
         Column("Target", _typed(SpeedRun, lambda ctx, r: text(_speed_target(r.model)))),
         *_cells(("Measured", "measured"), ("Machine", "machine")),
@@ -599,9 +613,14 @@ COLUMNS: dict[str, list[Column]] = {
 }
 
 
+def _unit_of(run: SpeedRun) -> str:
+    return {"s": "s", "x": "×", "KB": "KB"}[run.unit]
+
+
 def _speed_target(run: SpeedRun) -> str:
     """The target, the floor, and whether the median meets either."""
-    floor = f" (floor {run.floor_s:g} s)" if run.floor_s is not None else ""
+    unit = _unit_of(run)
+    floor = f" (floor {run.floor_s:g} {unit})" if run.floor_s is not None else ""
     if run.median_s <= run.target_s:
         verdict = "met"
     elif run.floor_s is not None and run.median_s <= run.floor_s:
@@ -609,7 +628,7 @@ def _speed_target(run: SpeedRun) -> str:
     else:
         verdict = "missed"
     plain = f" (plain MkDocs and Material alone: {run.plain_s:g} s)" if run.plain_s is not None else ""
-    return f"at most {run.target_s:g} s{floor}: {verdict}{plain}"
+    return f"at most {run.target_s:g} {unit}{floor}: {verdict}{plain}"
 
 
 def table_rows(ctx: Ctx, table: str, records: list[Record[Model]]) -> tuple[list[str], list[list[str]]]:
