@@ -30,12 +30,18 @@ RUN = """\
     """
 
 
-def shown(tmp_path: Path, median: float, low: float = 0.5) -> str:
-    data = write_tables(tmp_path / "docs" / "data", speed=RUN.format(median=median, low=low))
-    kb = load_kb(data, shown_root=tmp_path)
+def rendered(root: Path, run: str) -> str:
+    """The speed table's Markdown (escaped, as the page gets it) for one run."""
+    data = write_tables(root / "docs" / "data", speed=run)
+    kb = load_kb(data, shown_root=root)
     md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
     assert problems == []
-    return html.unescape(md)
+    return md
+
+
+def shown(tmp_path: Path, median: float, low: float = 0.5, extra: str = "") -> str:
+    """The table for a run of ``median`` (with ``extra`` fields), its references unescaped."""
+    return html.unescape(rendered(tmp_path, RUN.format(median=median, low=low).rstrip() + "\n" + extra))
 
 
 @pytest.mark.parametrize(
@@ -51,12 +57,8 @@ def test_the_target_cell_judges_the_median(tmp_path, median, verdict):
 
 def test_the_target_cell_gives_what_plain_mkdocs_alone_takes(tmp_path):
     assert "plain MkDocs" not in shown(tmp_path, 1.6)
-    run = RUN.format(median=1.6, low=0.5).rstrip() + "\n      plain_s: 2.73\n"
-    data = write_tables(tmp_path / "p" / "docs" / "data", speed=run)
-    kb = load_kb(data, shown_root=tmp_path / "p")
-    md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
-    assert problems == []
-    assert "at most 1 s (floor 1.5 s): missed (plain MkDocs and Material alone: 2.73 s)" in html.unescape(md)
+    md = shown(tmp_path / "p", 1.6, extra="      plain_s: 2.73\n")
+    assert "at most 1 s (floor 1.5 s): missed (plain MkDocs and Material alone: 2.73 s)" in md
 
 
 def test_every_kind_of_run_has_a_label():
@@ -110,9 +112,6 @@ def test_a_figure_that_is_not_a_time_shows_its_unit_and_verdict(tmp_path, what, 
 def test_the_note_with_the_load_average_is_shown_under_what_was_measured(tmp_path):
     assert "<small>" not in shown(tmp_path, 0.9)
     run = RUN.format(median=0.9, low=0.5).rstrip() + "\n      note: 'Load average at the end: 0.78 <b>.'\n"
-    data = write_tables(tmp_path / "p" / "docs" / "data", speed=run)
-    kb = load_kb(data, shown_root=tmp_path / "p")
-    md, problems = render_markdown("<!-- kb:table speed -->", Ctx(kb, "about/performance.md"), "docs/p.md")
-    assert problems == []
+    md = rendered(tmp_path / "p", run)
     assert "<b>" not in md  # escaped, as every field is
     assert "to the page served with it<br><small>Load average at the end: 0.78 <b>.</small>" in html.unescape(md)
