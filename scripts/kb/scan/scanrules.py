@@ -183,11 +183,19 @@ class RuleSet:
         raising = frozenset(
             r.id
             for r in rules
-            if r.severity == "must-change" and (r.kind in ("call", "attribute") or r.pattern in _RAISING_DETECTORS)
+            if r.severity == "must-change"
+            and (r.kind in ("call", "attribute") or r.kind == "detector" and r.pattern in _RAISING_DETECTORS)
         )
-        out = cls(list(rules), broad=broad, guarded=guarded, cuda_only=unfixed, attribute_ids=attribute_ids)
-        out.raising = raising
-        out.unbound = frozenset(r.pattern for r in rules if r.kind == "keyword" and r.value and r.call is None)
+        unbound = frozenset(r.pattern for r in rules if r.kind == "keyword" and r.value and r.call is None)
+        out = cls(
+            list(rules),
+            broad=broad,
+            guarded=guarded,
+            cuda_only=unfixed,
+            attribute_ids=attribute_ids,
+            raising=raising,
+            unbound=unbound,
+        )
         for rule in rules:
             if rule.kind == "call":
                 out.calls.add(rule)
