@@ -331,6 +331,7 @@ Detector = Literal[
     "ray-gpu-resource",
     "triton-kernel",
     "triton-launch",
+    "device-dispatch-no-tpu",
 ]
 
 

@@ -33,7 +33,10 @@ node, and runs the fixed detectors:
 - ``cuda-tensor-type``: a legacy CUDA tensor type (``torch.cuda.FloatTensor``), by name or as the
   string ``"torch.cuda.HalfTensor"`` (``.type()``, ``torch.set_default_tensor_type()``);
 - ``cuda-visible-devices``: the string ``"CUDA_VISIBLE_DEVICES"`` (set or read in ``os.environ``, or
-  a key of a child's environment), which TorchTPU never reads.
+  a key of a child's environment), which TorchTPU never reads;
+- ``device-dispatch-no-tpu``: the ``raise`` a ``tpu`` device reaches in code that branches on the
+  device's name over CUDA and other backends (kb.scan.scandispatch, which also keeps such arms'
+  ``cuda`` comparisons quiet).
 
 ``scan_file`` reports a file that can't be read, isn't UTF-8 or doesn't parse as a ``Problem``
 (path:line: reason) and never raises for bad input.
@@ -51,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
+from .scandispatch import dispatches, quiet_places, tpu_lands_on, worth_a_look
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import (
     CUDA_ONLY_RULES,
@@ -421,10 +425,13 @@ class Visitor:
     def compare(self, node: ast.Compare, scope: Scope, loop: bool) -> None:
         for operand in (node.left, *node.comparators):
             if isinstance(operand, ast.Constant) and is_cuda(operand.value):  # not "cudagraph_pass"
-                self.s.detect("cuda-compare", node)
+                if id(node) not in self.s.arms:  # an arm of a device dispatch (kb.scan.scandispatch)
+                    self.s.detect("cuda-compare", node)
                 self.s.quiet.add(id(operand))
             elif isinstance(operand, ast.Constant) and operand.value == "cpu":
                 self.s.device_tests.append(node)
+        if self.ranks and len(node.comparators) == 1 and _index_is_rank(node.left, node.comparators[0]):
+            self.s.detect("rank-device-index", node)  # device.index != local_rank: expects index = rank
         self.children(node, scope, loop)
 
     def joined(self, node: ast.JoinedStr, scope: Scope, loop: bool) -> None:
@@ -443,6 +450,9 @@ class Visitor:
             mask, followed = self.s.is_mask(node.slice, scope)
             if mask:
                 self.s.detect("bool-mask-index", node, followed)
+        key = node.slice
+        if type(key) is ast.Constant and is_cuda(key.value):  # rng_state["cuda"]: a key, not a device
+            self.s.quiet.add(id(key))
         self.children(node, scope, loop)
 
     def formatted(self, node: ast.BinOp, scope: Scope, loop: bool) -> None:
@@ -585,7 +595,7 @@ class Visitor:
                 s.pending_init.append(node)
             self.backend_uses(node, scope)
         elif name == "nonzero" and (path.startswith("torch") if path else method):
-            s.pending_nonzero.append(node)  # reported where the file puts work on a device
+            self.nonzero(node, func, method, scope)
         elif name in ("item", "tolist") and loop and method and not node.args and not node.keywords:
             if not on_host(func.value, scope.node, s.resolve):  # type: ignore[attr-defined]  # a method: an Attribute
                 s.detect("item-in-loop", node)
@@ -683,7 +693,7 @@ class Visitor:
 
     def startswith_cuda(self, node: ast.Call, first: ast.Constant) -> None:
         """``device.startswith("cuda")``: a comparison with cuda, the string its finding speaks for."""
-        if is_cuda(first.value):
+        if is_cuda(first.value) and id(node) not in self.s.arms:  # not an arm of a device dispatch
             self.s.detect("cuda-compare", node)
             self.s.quiet.add(id(first))
 
@@ -861,13 +871,29 @@ class Visitor:
                     for rule in s.rules.detectors.get("rank-device-index", ()):
                         s.use(e, kw, rule)
 
+    def nonzero(self, node: ast.Call, func: ast.expr, method: bool, scope: Scope) -> None:
+        """Reported where the file puts work on a device; never on a NumPy array (``arr.nonzero()``)."""
+        if not (method and on_host(func.value, scope.node, self.s.resolve)):  # type: ignore[attr-defined]
+            self.s.pending_nonzero.append(node)
+
     def dataloader(self, node: ast.Call, scope: Scope) -> None:
+        """Workers that fork: not when the loader names a start method other than ``"fork"``
+        (``multiprocessing_context="spawn"``, as the rule advises, or one the user configures)."""
+        for k in node.keywords:
+            forks = type(k.value) is ast.Constant and k.value.value in (None, "fork")
+            if k.arg == "multiprocessing_context" and not forks:
+                return
         workers = [k.value for k in node.keywords if k.arg == "num_workers"] + node.args[5:6]
         for expr in workers:
             v = self.s.values(expr, scope)
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
+
+
+def _index_is_rank(left: ast.expr, right: ast.expr) -> bool:
+    """``device.index`` compared with a rank (either way round)."""
+    return any(type(a) is ast.Attribute and a.attr == "index" and ranky(b) for a, b in ((left, right), (right, left)))
 
 
 def _built(call: ast.Call) -> list[str]:
@@ -1273,7 +1299,10 @@ def _scan(
     state.uses_cuda, state.moves_to_device = gates  # the visit only ever sets them
     if "add_argument" in text:
         state.options = argparse_options(tree)
+    lands = _dispatch_arms(tree, state) if worth_a_look(text) else []
     Visitor(state).run(tree)
+    for land in lands:
+        state.detect("device-dispatch-no-tpu", land)
     if state.device_tests and rules.detectors.keys() & DEVICE_TESTS:
         cuda = [(f.line, f.column) for f in state.findings.values() if f.severity == "must-change"]
         must = set(cuda)  # and the uses of a name a must-change finding binds (ext = load(... .cu); ext.op(x))
@@ -1313,6 +1342,18 @@ def _scan(
     if state.rank_counts:
         kept = _rank_modulo(kept, state)
     return _no_half_fixes(kept, rules), state
+
+
+def _dispatch_arms(tree: ast.Module, state: FileScan) -> list[ast.Raise]:
+    """Marks the comparisons and ``cuda`` literals in the tests of each device dispatch (they are
+    arms, not findings) and returns the ``raise`` statements a ``tpu`` device lands on."""
+    lands = []
+    for found in dispatches(tree):
+        for node in quiet_places(found):
+            (state.quiet if type(node) is ast.Constant else state.arms).add(id(node))
+        if (land := tpu_lands_on(found)) is not None:
+            lands.append(land)
+    return lands
 
 
 def _rank_modulo(findings: list[Finding], state: FileScan) -> list[Finding]:

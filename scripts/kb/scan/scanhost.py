@@ -19,16 +19,20 @@ _MAKERS = frozenset(
     f"torch.{f}"
     for f in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace")
 )
-_MOVES = frozenset({"to", "cuda", "tpu", "type"})  # methods that may put a value on a device
+_MOVES = frozenset({"to", "cuda", "tpu", "type"})
+_TO_NUMPY = frozenset({"numpy", "to_numpy"})  # methods that may put a value on a device
 _UNKNOWN = None
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 
 
 def _made_on_host(node: ast.expr, resolve: Resolve) -> bool:
-    """A call that builds its value on the host: a NumPy function, or a torch factory with no device."""
+    """A call that builds its value on the host: a NumPy function, ``.numpy()``, or a torch factory
+    with no device."""
     if not isinstance(node, ast.Call):
         return False
+    if isinstance(node.func, ast.Attribute) and node.func.attr in _TO_NUMPY and not node.args:
+        return True  # what .numpy() returns is a NumPy array (pandas and Arrow's .to_numpy() too)
     path = resolve(node.func)[0] or ""
     if path.startswith("numpy."):
         return True
@@ -45,6 +49,8 @@ def _root(node: ast.expr, resolve: Resolve) -> ast.expr:
             node = node.func.value
         elif isinstance(node, ast.Subscript):
             node = node.value
+        elif isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            node = node.left  # (array == t): elementwise, where the array is
         else:
             return node
 
@@ -100,13 +106,15 @@ def reaching(body: list[ast.stmt], name: str, line: int, current: list[ast.expr 
     return current
 
 
-def on_host(node: ast.expr, function: ast.AST, resolve: Resolve) -> bool:
-    """Whether ``node`` (what ``.item()`` is called on, inside ``function``) is a value built on the host."""
+def on_host(node: ast.expr, function: ast.AST, resolve: Resolve, depth: int = 3) -> bool:
+    """Whether ``node`` (what ``.item()`` is called on, inside ``function``) is a value built on the
+    host: made there, or a name each of whose values is (followed through ``depth`` names:
+    ``arr = col.to_numpy()``, ``hits = (arr == t).nonzero()[0]``, ``hits.tolist()``)."""
     root = _root(node, resolve)
     if _made_on_host(root, resolve):
         return True
     body = getattr(function, "body", None)
-    if not isinstance(root, ast.Name) or not isinstance(body, list):
+    if not isinstance(root, ast.Name) or not isinstance(body, list) or depth == 0:
         return False
     values = reaching(body, root.id, node.lineno, [_UNKNOWN])
-    return bool(values) and all(v is not None and _made_on_host(_root(v, resolve), resolve) for v in values)
+    return bool(values) and all(v is not None and on_host(v, function, resolve, depth - 1) for v in values)

@@ -223,6 +223,7 @@ class FileScan:
     # ids of "cuda" literals in a branch a TorchTPU host never takes (``... if hasattr(torch,
     # "accelerator") else "cuda"``): neither reported nor followed to their uses
     fallbacks: set[int] = field(default_factory=set)
+    arms: set[int] = field(default_factory=set)  # ids of comparisons that are arms of a device dispatch (scandispatch)
     # a device place that is a parameter (its use, the name, the function's scope), and the calls by
     # plain name (with the scope each is in): a parameter holds what this file's calls pass it
     pending_params: list[tuple[ast.Call, str, Scope]] = field(default_factory=list)
@@ -499,6 +500,9 @@ class FileScan:
         if isinstance(node, (ast.IfExp, ast.BoolOp)):
             parts = [node.body, node.orelse] if isinstance(node, ast.IfExp) else node.values
             return _union([self.values(p, scope, depth) for p in parts])
+        if isinstance(node, ast.Call) and len(node.args) == 2 and self.resolve(node.func)[0] in _ENV_READS:
+            v = self.values(node.args[1], scope, depth + 1)  # os.environ.get("X", "inductor"): the default runs
+            return Values(v.known, True, True, v.origins)  # unless the variable is set
         if (looked := _lookup(node)) and depth < MAX_FOLLOW:  # TABLE[key], TABLE.get(key, default)
             table, defaults, key = looked
             held = self.entries(table, scope, depth + 1, key)
@@ -695,11 +699,17 @@ def rank_expr(node: ast.expr) -> bool:
     return ranky(node)
 
 
+_ENV_READS = frozenset({"os.environ.get", "os.getenv"})
+
+
 def ranky(node: ast.expr) -> bool:
-    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``), or a
-    rank read from the launcher's environment (``int(os.environ["LOCAL_RANK"])``)."""
+    """A name or attribute that holds a rank (``local_rank``, ``args.rank``, ``self.gpu_id``), a call
+    of a function named so with no arguments (``get_local_rank()``), or a rank read from the
+    launcher's environment (``int(os.environ["LOCAL_RANK"])``)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "int" and node.args:
         return _environ_rank(node.args[0])
+    if isinstance(node, ast.Call) and not node.args and not node.keywords:  # get_local_rank(), dist.get_rank()
+        node = node.func
     if isinstance(node, ast.Attribute):
         name = node.attr
     elif isinstance(node, ast.Name):

@@ -21,6 +21,7 @@ import gc
 import os
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -28,6 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from multiprocessing import get_context
 from multiprocessing.pool import Pool
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from types import FrameType
 
@@ -435,8 +437,7 @@ def _workers(jobs: int, rules: RuleSet, names: frozenset[tuple[str, ...]] | None
     try:
         yield pool
     except BaseException:
-        pool.terminate()
-        pool.join()
+        _terminate(pool)
         raise
     pool.close()
     _join(pool)
@@ -456,6 +457,28 @@ def _join(pool: Pool) -> None:
         if worker.is_alive():
             worker.kill()
     pool.join()
+
+
+def _terminate(pool: Pool) -> None:
+    """Terminate the pool's workers (SIGTERM) and wait for them; one still there after ``_EXIT_S`` is
+    killed. A SIGTERM that lands just before a worker blocks on the task queue's lock (which the
+    pool holds while it terminates) wakes nothing, and the worker waited for good (seen once in the
+    tests): the pool's own join has no time limit, so a timer kills the stragglers."""
+    workers = list(getattr(pool, "_pool", ()))
+    timer = threading.Timer(_EXIT_S, _kill, args=(workers,))
+    timer.daemon = True
+    timer.start()
+    try:
+        pool.terminate()
+        pool.join()
+    finally:
+        timer.cancel()
+
+
+def _kill(workers: list[BaseProcess]) -> None:
+    for worker in workers:
+        if worker.exitcode is None:
+            worker.kill()
 
 
 def _init(rules: RuleSet, parent: int, names: frozenset[tuple[str, ...]] | None = None) -> None:

@@ -1,0 +1,202 @@
+"""Device dispatches: code that branches on a device's name over several backends.
+
+``if device == "cuda": ... elif device == "xpu": ... elif device == "npu": ... else: raise`` (or the
+same as a run of ``if`` statements that each leave) names CUDA as one backend among others, not as the
+one it assumes. On a TPU the name is ``tpu``, which no arm takes: what matters is where it lands.
+
+- On a ``raise`` (the chain's last ``else``, or the statement right after a run of arms): that
+  ``raise`` is reported as ``device-dispatch-no-tpu``, the place to add a ``tpu`` arm, and the
+  ``cuda`` comparisons of the arms are not (``cuda-compare``, or a ``"cuda"`` in a tuple of names).
+- On code that handles any device by its name (``else: device = torch.device(name)``, ``return
+  name``): the TPU is served there, and the ``cuda`` comparisons are not reported either.
+- Anywhere else (no ``else``: the TPU skips what each arm does, such as a synchronize; or an ``else``
+  that only logs): the ``cuda`` comparison is the bug, and stays reported.
+
+A dispatch that already names ``tpu`` (or ``xla``) has its arm: none of its comparisons is
+reported. A test names a backend by comparing something with its name (``==``, ``!=``, ``in``,
+``not in``, a tuple of names, ``.startswith("cuda")``); ``torch.xpu.is_available()`` and the like
+name one too, but a chain of such probes alone is an availability chain (``torch.cuda.is_available()``
+is its own finding). A dispatch names CUDA and at least one other accelerator (``mps``, ``xpu``,
+``npu``, ``hpu``, ``mlu``, ``musa``, or ``tpu`` itself): ``if device == "cuda": ... else: ...`` alone
+is the plain CUDA assumption the other rules report."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+OTHER_BACKENDS = frozenset({"mps", "xpu", "npu", "hpu", "mlu", "musa"})
+PORTED = frozenset({"tpu", "xla"})
+_KNOWN = OTHER_BACKENDS | PORTED | {"cuda", "cpu", "hip", "meta"}
+_WORDS = tuple(sorted(OTHER_BACKENDS | PORTED))  # a file naming none of them has no dispatch
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+@dataclass
+class Dispatch:
+    """One dispatch: its arms' tests, the backends they name and where a ``tpu`` device lands."""
+
+    tests: list[ast.expr]
+    names: set[str] = field(default_factory=set)
+    compared: int = 0  # arms that name a backend by comparing a name (not by a probe alone)
+    subjects: set[str] = field(default_factory=set)  # the names compared with the backends' names
+    lands: ast.Raise | None = None
+    generic: bool = False  # where a tpu device lands, code handles any device by its name
+
+
+def worth_a_look(text: str) -> bool:
+    """A cheap filter: the file names ``cuda`` and another accelerator somewhere."""
+    return "cuda" in text and any(word in text for word in _WORDS)
+
+
+def _backend(value: object) -> str | None:
+    if type(value) is not str:
+        return None
+    name = value.lower().split(":")[0]
+    return name if name in _KNOWN else None
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an expression starts from (``device`` of ``device.type``, ``str(device)``)."""
+    while True:
+        if type(node) is ast.Attribute or type(node) is ast.Subscript:
+            node = node.value
+        elif type(node) is ast.Call and node.args:
+            node = node.func.value if type(node.func) is ast.Attribute else node.args[0]
+        else:
+            return node.id if type(node) is ast.Name else None
+
+
+def _compared(test: ast.expr, subjects: set[str]) -> set[str]:
+    """The backends ``test`` names by comparing a value with their names (the value's root name goes
+    in ``subjects``)."""
+    out: set[str] = set()
+    for node in ast.walk(test):
+        named: set[str] = set()
+        if type(node) is ast.Compare:
+            operands = [node.left, *node.comparators]
+            for operand in operands:
+                items = operand.elts if isinstance(operand, (ast.Tuple, ast.List, ast.Set)) else [operand]
+                named |= {b for item in items if type(item) is ast.Constant and (b := _backend(item.value))}
+            others = [o for o in operands if type(o) is not ast.Constant and not isinstance(o, (ast.Tuple, ast.List))]
+        elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "startswith":
+            named = {b for a in node.args if type(a) is ast.Constant and (b := _backend(a.value))}
+            others = [node.func.value]
+        if named:
+            out |= named
+            subjects.update(root for o in others if (root := _root(o)))
+    return out
+
+
+def _probed(test: ast.expr) -> set[str]:
+    """The backends ``test`` asks about: ``torch.xpu.is_available()``, ``torch.backends.mps.is_available()``,
+    ``is_npu_available()``."""
+    out: set[str] = set()
+    for node in ast.walk(test):
+        if type(node) is not ast.Call:
+            continue
+        func = node.func
+        if type(func) is ast.Attribute and func.attr == "is_available" and type(func.value) is ast.Attribute:
+            out.add(func.value.attr)
+        elif type(func) is ast.Name and func.id.startswith("is_") and func.id.endswith("_available"):
+            out.update(part for part in func.id.split("_") if part in _KNOWN)
+    return out & _KNOWN
+
+
+_LOGS = frozenset({"print", "debug", "info", "warning", "warn", "error", "exception", "log"})
+
+
+def _logs(st: ast.stmt) -> bool:
+    call = st.value if type(st) is ast.Expr else None
+    if type(call) is not ast.Call:
+        return False
+    func = call.func
+    return (func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else "") in _LOGS
+
+
+def _generic(last: list[ast.stmt], subjects: set[str]) -> bool:
+    """Whether ``last`` does something with the compared name other than log it."""
+    return any(type(node) is ast.Name and node.id in subjects for st in last if not _logs(st) for node in ast.walk(st))
+
+
+def _lands(last: list[ast.stmt]) -> ast.Raise | None:
+    """The ``raise`` that ends ``last`` when it does nothing else before it but log."""
+    if not last or type(last[-1]) is not ast.Raise:
+        return None
+    return last[-1] if all(type(st) is ast.Expr for st in last[:-1]) else None
+
+
+def _chain(node: ast.If) -> tuple[list[ast.If], list[ast.stmt]]:
+    """The arms of an ``if``/``elif`` chain and its final ``else`` block."""
+    arms = [node]
+    while len(node.orelse) == 1 and type(node.orelse[0]) is ast.If:
+        node = node.orelse[0]
+        arms.append(node)
+    return arms, node.orelse
+
+
+def _dispatch(arms: list[ast.If]) -> Dispatch:
+    found = Dispatch([arm.test for arm in arms])
+    for arm in arms:
+        named = _compared(arm.test, found.subjects)
+        found.compared += bool(named)
+        found.names |= named | _probed(arm.test)
+    return found
+
+
+def _runs(block: list[ast.stmt]) -> Iterator[tuple[list[ast.If], ast.stmt | None]]:
+    """Runs of two or more ``if`` statements without ``else`` that each compare a name with a
+    backend's and leave, each with the statement after it."""
+    run: list[ast.If] = []
+    for st in [*block, None]:
+        if type(st) is ast.If and not st.orelse and isinstance(st.body[-1], _ENDS) and _compared(st.test, set()):
+            run.append(st)
+            continue
+        if len(run) >= 2:
+            yield run, st
+        run = []
+
+
+def dispatches(tree: ast.Module) -> list[Dispatch]:
+    """Every device dispatch in ``tree``."""
+    out: list[Dispatch] = []
+    inner: set[int] = set()  # the elif arms of chains already met
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list):
+                continue
+            for arms, after in _runs(block):
+                found = _dispatch(arms)
+                tail = [after] if after is not None else []
+                found.lands, found.generic = _lands(tail), _generic(tail, found.subjects)
+                out.append(found)
+        if type(node) is ast.If and id(node) not in inner:
+            arms, last = _chain(node)
+            inner.update(id(arm) for arm in arms)
+            found = _dispatch(arms)
+            found.lands, found.generic = _lands(last), _generic(last, found.subjects)
+            out.append(found)
+    return [d for d in out if "cuda" in d.names and d.names & (OTHER_BACKENDS | PORTED)]
+
+
+def quiet_places(found: Dispatch) -> Iterator[ast.AST]:
+    """The comparisons and ``cuda`` literals in the dispatch's tests, when a ``tpu`` device has an arm
+    of its own, lands on a ``raise`` (reported instead) or on code that handles any device: arms, not
+    findings."""
+    if not (found.names & PORTED or found.lands or found.generic):
+        return
+    for test in found.tests:
+        for node in ast.walk(test):
+            if type(node) is ast.Compare or type(node) is ast.Constant and _backend(node.value) == "cuda":
+                yield node
+            elif type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr == "startswith":
+                yield node
+
+
+def tpu_lands_on(found: Dispatch) -> ast.Raise | None:
+    """The ``raise`` a ``tpu`` device reaches, in a dispatch on a name that does not name ``tpu``."""
+    if found.names & PORTED or found.compared < 2:
+        return None
+    return found.lands
