@@ -15,6 +15,7 @@ from kb.scan.scannames import Finding
 from kb.scan.scanreport import json_report, sarif_report, text_report
 from kb.scan.scanrules import RuleSet, load_rules
 from kb.scan.scanrun import scan_all
+from scantree import scan_tree
 
 
 @pytest.fixture(scope="module")
@@ -264,3 +265,17 @@ def test_a_finished_parallel_scan_closes_its_workers_without_a_signal(tmp_path: 
     with pytest.raises(ZeroDivisionError), scanrun._workers(2, real):
         raise ZeroDivisionError
     assert calls == ["close", "terminate"], calls
+
+
+def test_a_package_scanned_from_inside_itself_is_scanned(tmp_path: Path, real: RuleSet):
+    """``./dev scan .`` in a folder that holds an ``__init__.py``: the files are shown from there, the
+    package's folder is "", and naming its modules looped for good (before the fix)."""
+    import threading
+
+    files = {"__init__.py": "import flash_attn\n", "m.py": "from flash_attn import flash_attn_func\n"}
+    got: list[list[str]] = []
+    done = threading.Thread(target=lambda: got.append([f.path for f in scan_tree(tmp_path, real, files)]), daemon=True)
+    done.start()
+    done.join(60)
+    assert not done.is_alive(), "the scan of a package from inside it never ended"
+    assert got == [["__init__.py", "m.py"]]

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Problem
 from .scandevtest import DEVICE_TESTS, device_tests
-from .scandispatch import dispatches, quiet_places, tpu_lands_on, worth_a_look
+from .scandispatch import candidate_lines, dispatches, quiet_places, tpu_lands_on
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import (
     CUDA_ONLY_RULES,
@@ -282,9 +282,17 @@ class Visitor:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
-        if raising := sorted(k for k in s.findings if k[2] in s.rules.raising):  # kb.scan.scanreach
+        for names in s.instances.values() if s.imported else ():
+            for name in dict.fromkeys(n for n in names if n in s.imported):
+                for call in instance_calls(s, name):
+                    s.imported_use(name, call)
+        raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
+        uses = _import_uses(s) if s.imported_uses and s.rules.raising_imports else []
+        if raising or uses:
             calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
-            s.reached = reached(tree, raising, calls + self.methods)  # the calls of a function failing inside
+            s.reached = reached(
+                tree, raising, calls + self.methods, uses, s.failed
+            )  # the calls of a function failing inside
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""
@@ -368,6 +376,7 @@ class Visitor:
             self.s.calls.setdefault(func.id, []).append((node, scope))
         elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
             self.methods.append((node, scope.node))
+            self.s.self_calls.setdefault(func.attr, []).append(node)
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):
@@ -765,6 +774,10 @@ class Visitor:
             for kname, expr, where in pairs:
                 if kname in self.named:
                     self.keyword_value(kname, expr, where, None, scope)
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and (attr := _self_attr(node.targets[0])):
+            made = [v.func.id for v in _branches(node.value) if type(v) is ast.Call and type(v.func) is ast.Name]
+            if made:  # self.norm = RMSNorm(...): each self.norm(...) runs what RMSNorm is
+                self.s.instances.setdefault(attr, []).extend(made)
         self.children(node, scope, loop)
 
     def device_strings(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope) -> None:
@@ -889,6 +902,33 @@ class Visitor:
             many = any(isinstance(x, int) and not isinstance(x, bool) and x > 0 for x in v.known)
             if many or v.unknown:
                 self.s.pending_loader.append((node, v.followed))
+
+
+def _self_attr(target: ast.expr) -> str | None:
+    """``attr`` of ``self.attr``."""
+    if type(target) is ast.Attribute and type(target.value) is ast.Name and target.value.id == "self":
+        return target.attr
+    return None
+
+
+def _branches(value: ast.expr) -> list[ast.expr]:
+    """Either value of a conditional expression, or the value itself."""
+    return [*_branches(value.body), *_branches(value.orelse)] if type(value) is ast.IfExp else [value]
+
+
+def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
+    """The ``self.attr(...)`` calls of each attribute made by calling ``name``."""
+    return [call for attr, names in s.instances.items() if name in names for call in s.self_calls.get(attr, ())]
+
+
+def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
+    """(line, finding key) of each use of a name that a must-change import binds (``flash_attn_func``)."""
+    at = {key[:2]: key for key in s.findings if key[2] in s.rules.raising_imports}
+    out = []
+    for spoke, use in s.imported_uses:
+        if (key := at.get(s.position(spoke)[:2])) is not None:
+            out.append((s.position(use)[0], key))
+    return sorted(out)
 
 
 def _index_is_rank(left: ast.expr, right: ast.expr) -> bool:
@@ -1059,6 +1099,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         (*s.declared,),
         _device_modules(s) if s.module is not None and _picks_device_module(s) else (),
         _device_calls(s, scanned),
+        tuple((name, *key) for name, key in s.failed.items()),
     )
 
 
@@ -1138,7 +1179,8 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
         parts = relative(s.shown, level, module)
         if scanned is None or parts in scanned:
             calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
-            out.append(Bound(parts, True, imported, name, calls))
+            made = tuple(s.position(c) for c in instance_calls(s, name))
+            out.append(Bound(parts, True, imported, name, calls, made))
     for name, path in s.aliases.items():
         module, _, imported = path.rpartition(".")
         if not module or module.startswith("torch"):
@@ -1146,7 +1188,8 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
         parts = tuple(module.split("."))
         if scanned is None or parts in scanned:
             calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
-            out.append(Bound(parts, False, imported, name, calls))
+            made = tuple(s.position(c) for c in instance_calls(s, name))
+            out.append(Bound(parts, False, imported, name, calls, made))
     return tuple(out)
 
 
@@ -1299,7 +1342,7 @@ def _scan(
     state.uses_cuda, state.moves_to_device = gates  # the visit only ever sets them
     if "add_argument" in text:
         state.options = argparse_options(tree)
-    lands = _dispatch_arms(tree, state) if worth_a_look(text) else []
+    lands = _dispatch_arms(tree, state, lines) if (lines := candidate_lines(text)) else []
     Visitor(state).run(tree)
     for land in lands:
         state.detect("device-dispatch-no-tpu", land)
@@ -1344,11 +1387,11 @@ def _scan(
     return _no_half_fixes(kept, rules), state
 
 
-def _dispatch_arms(tree: ast.Module, state: FileScan) -> list[ast.Raise]:
+def _dispatch_arms(tree: ast.Module, state: FileScan, lines: list[int]) -> list[ast.Raise]:
     """Marks the comparisons and ``cuda`` literals in the tests of each device dispatch (they are
     arms, not findings) and returns the ``raise`` statements a ``tpu`` device lands on."""
     lands = []
-    for found in dispatches(tree):
+    for found in dispatches(tree, lines):
         for node in quiet_places(found):
             (state.quiet if type(node) is ast.Constant else state.arms).add(id(node))
         if (land := tpu_lands_on(found)) is not None:

@@ -23,6 +23,8 @@ is the plain CUDA assumption the other rules report."""
 from __future__ import annotations
 
 import ast
+import re
+from bisect import bisect_left
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -45,9 +47,34 @@ class Dispatch:
     generic: bool = False  # where a tpu device lands, code handles any device by its name
 
 
-def worth_a_look(text: str) -> bool:
-    """A cheap filter: the file names ``cuda`` and another accelerator somewhere."""
-    return "cuda" in text and any(word in text for word in _WORDS)
+# Another backend named as a string ("xpu", 'npu:0'): a line a dispatch may be on.
+_QUOTED = re.compile(r"""["'](?:%s)["':]""" % "|".join(sorted(OTHER_BACKENDS | PORTED)))
+_PROBES = tuple(f"is_{b}" for b in sorted(OTHER_BACKENDS))  # is_npu_available()
+_ASKED = tuple(sorted(OTHER_BACKENDS))  # torch.xpu.is_available(), torch.backends.mps.is_available()
+
+
+def _probe_starts(text: str) -> list[int]:
+    """Where the text asks whether another backend is there (found with str.find: a pattern that
+    starts with a word is tried at every character, which costs more than the rest of this pass)."""
+    out = []
+    at = text.find("_available")
+    while at >= 0:
+        head = text[max(0, at - 8) : at]
+        if head.endswith(".is") and head[:-3].endswith(_ASKED) or head.endswith(_PROBES):
+            out.append(at)
+        at = text.find("_available", at + 10)
+    return out
+
+
+def candidate_lines(text: str) -> list[int]:
+    """The lines (sorted) that name another backend, in a file that names ``cuda``; most files have none."""
+    if "cuda" not in text or not any(word in text for word in _WORDS):
+        return []
+    starts = [m.start() for m in _QUOTED.finditer(text)] + _probe_starts(text)
+    if not starts:
+        return []
+    newlines = [m.start() for m in re.finditer("\n", text)]
+    return sorted({bisect_left(newlines, at) + 1 for at in starts})
 
 
 def _backend(value: object) -> str | None:
@@ -158,26 +185,40 @@ def _runs(block: list[ast.stmt]) -> Iterator[tuple[list[ast.If], ast.stmt | None
         run = []
 
 
-def dispatches(tree: ast.Module) -> list[Dispatch]:
-    """Every device dispatch in ``tree``."""
-    out: list[Dispatch] = []
-    inner: set[int] = set()  # the elif arms of chains already met
-    for node in ast.walk(tree):
+def _blocks(stmts: list[ast.stmt], lines: list[int]) -> Iterator[list[ast.stmt]]:
+    """``stmts`` and each block nested in a statement of it that spans one of ``lines`` (sorted): only
+    the code around a line that names another backend is read."""
+    yield stmts
+    for st in stmts:
+        end = st.end_lineno or st.lineno
+        at = bisect_left(lines, st.lineno)
+        if at == len(lines) or lines[at] > end:
+            continue
         for name in ("body", "orelse", "finalbody"):
-            block = getattr(node, name, None)
-            if not isinstance(block, list):
-                continue
-            for arms, after in _runs(block):
-                found = _dispatch(arms)
-                tail = [after] if after is not None else []
-                found.lands, found.generic = _lands(tail), _generic(tail, found.subjects)
-                out.append(found)
-        if type(node) is ast.If and id(node) not in inner:
-            arms, last = _chain(node)
-            inner.update(id(arm) for arm in arms)
+            block = getattr(st, name, None)
+            if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
+                yield from _blocks(block, lines)
+        for handler in getattr(st, "handlers", ()):
+            yield from _blocks(handler.body, lines)
+        for case in getattr(st, "cases", ()):
+            yield from _blocks(case.body, lines)
+
+
+def dispatches(tree: ast.Module, lines: list[int]) -> list[Dispatch]:
+    """Every device dispatch in ``tree`` around ``lines`` (sorted; see ``candidate_lines``)."""
+    out: list[Dispatch] = []
+    for block in _blocks(tree.body, lines):
+        for arms, after in _runs(block):
             found = _dispatch(arms)
-            found.lands, found.generic = _lands(last), _generic(last, found.subjects)
+            tail = [after] if after is not None else []
+            found.lands, found.generic = _lands(tail), _generic(tail, found.subjects)
             out.append(found)
+        for st in block:  # an elif's arm is the only statement of its head's else: met there, not as a head
+            if type(st) is ast.If:
+                arms, last = _chain(st)
+                found = _dispatch(arms)
+                found.lands, found.generic = _lands(last), _generic(last, found.subjects)
+                out.append(found)
     return [d for d in out if "cuda" in d.names and d.names & (OTHER_BACKENDS | PORTED)]
 
 

@@ -18,6 +18,7 @@ than one, is left alone.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from .scannames import Finding
@@ -102,6 +103,7 @@ class Bound(NamedTuple):
     name: str
     bound: str
     calls: tuple[tuple[int, int, str], ...] = ()
+    instances: tuple[tuple[int, int, str], ...] = ()  # the calls of self.attr = name(...): self.attr(x)
 
 
 class DeviceCall(NamedTuple):
@@ -134,6 +136,7 @@ class Flows(NamedTuple):
     declared: tuple[str, ...] = ()  # the modules it builds as a CUDAExtension (a setup.py)
     device_modules: tuple[str, ...] = ()  # its module-level names that are the device module picked by name
     device_calls: tuple[DeviceCall, ...] = ()  # internal device calls on a name another module may define
+    failing: tuple[tuple[str, int, int, str], ...] = ()  # its functions that fail inside: name, finding's key
 
 
 def module_of(path: str) -> tuple[str, ...]:
@@ -215,9 +218,22 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
                         rule.suggestion,
                         rule.link,
                         "followed",
+                        related=_calls_of(fl, imp),
                     )
                 )
     return sorted(findings + extra) if extra else findings
+
+
+def _calls_of(fl: Flows, imp: Imported) -> tuple[tuple[int, int], ...]:
+    """Where the file calls what the import statement ``imp`` binds (``from .ops import kernel``, then
+    ``kernel(x)``): each call runs the CUDA-only module's code, a place of the import's finding."""
+    places = {
+        call[:2]
+        for b in fl.bound
+        if b.exact == imp.exact and (b.module in imp.modules or (*b.module, b.name) in imp.modules)
+        for call in (*b.calls, *b.instances)
+    }
+    return tuple(sorted(places))
 
 
 def file_of(tails: dict[tuple[str, ...], list[str]], path: str, module: tuple[str, ...], exact: bool) -> str | None:
@@ -297,16 +313,37 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
             if (there := returning(fl, c)) is not None:
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
-    if not extra:
+    reach = _reached_elsewhere(flows, file_of)
+    if not extra and not reach:
         return findings
     out = []
     for f in findings:
         more = extra.get((f.path, f.line, f.column)) if f.rule in DEVICE_RULES else None
+        more = (more or set()) | reach.get((f.path, f.line, f.column, f.rule), set())  # a failing call elsewhere
         if more:  # a call in the finding's own file that hands the value over is one of its places there
             here = {(line, column) for path, line, column in more if path == f.path}
             related = tuple(sorted(here.union(f.related)))
             f = f._replace(related=related, elsewhere=tuple(sorted(p for p in more if p[0] != f.path)), how="followed")
         out.append(f)
+    return out
+
+
+def _reached_elsewhere(
+    flows: list[Flows], file_of: Callable[[Flows, tuple[str, ...], bool], str | None]
+) -> dict[tuple[str, int, int, str], set[tuple[str, int, int]]]:
+    """Each call in one file of a function another file defines (``from .utils import setup``, then
+    ``setup(cfg)``) that fails inside (kb.scan.scanreach): a place of that failure's finding."""
+    failing = {(fl.path, name): (line, column, rule) for fl in flows for name, line, column, rule in fl.failing}
+    out: dict[tuple[str, int, int, str], set[tuple[str, int, int]]] = {}
+    if not failing:
+        return out
+    for fl in flows:
+        for b in fl.bound:
+            if not b.calls or (there := file_of(fl, b.module, b.exact)) is None:
+                continue
+            if (key := failing.get((there, b.name))) is not None:
+                line, column, rule = key
+                out.setdefault((there, line, column, rule), set()).update((fl.path, *call[:2]) for call in b.calls)
     return out
 
 
@@ -335,7 +372,7 @@ def _package_name(path: str, packages: set[str]) -> tuple[str, ...]:
     if name == "__init__":
         folder, name = posixpath.split(folder)
     parts = [name]
-    while folder in packages:
+    while folder and folder in packages:  # "": the scanned folder itself (./dev scan . inside a package)
         folder, name = posixpath.split(folder)
         parts.append(name)
     return tuple(reversed(parts))

@@ -239,6 +239,9 @@ class FileScan:
     # import; each use of the name is one of that finding's places, unless a finding itself
     imported: dict[str, ast.AST] = field(default_factory=dict)
     imported_uses: list[tuple[ast.AST, ast.AST]] = field(default_factory=list)
+    # self.attr = Name(...) (either branch of a conditional): attr -> the names; and each self.attr(...) call
+    instances: dict[str, list[str]] = field(default_factory=dict)
+    self_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
     # the CUDA extensions it imports (kb.scan.scanext): bound name -> (module, line)
     extensions: dict[str, tuple[str, int]] = field(default_factory=dict)
     declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
@@ -246,6 +249,7 @@ class FileScan:
     device_calls: list[ast.Call] = field(default_factory=list)
     # calls of a function whose body has a failing finding (kb.scan.scanreach): places of that finding
     reached: list[Reached] = field(default_factory=list)
+    failed: dict[str, tuple[int, int, str]] = field(default_factory=dict)  # module functions that fail inside
     module: Scope | None = None
     _lines: list[str] | None = None
     # id(method) -> its class, and the class's methods

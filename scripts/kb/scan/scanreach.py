@@ -1,17 +1,18 @@
 """Where a failure inside a function surfaces: at each call of that function (issue 34).
 
-A must-change finding inside a function (``torch.cuda.synchronize()``, a Triton launch) fails only
-when the function runs, and a reader porting the file meets it at the calls: ``barrier()`` in the
-training loop, ``get_peak_stats()`` in the logger. Each call of a function of the module by its
-name, or of a method of the same class through ``self``, becomes one of the places of the first
-such finding in the function's body; so does each call of a function that calls one, two calls
-deep. The finding stays the one line to change.
+A must-change finding inside a function (``torch.cuda.synchronize()``, a Triton launch, a call of
+``flash_attn_func`` that a GPU package's import binds) fails only when the function runs, and a
+reader porting the file meets it at the calls: ``barrier()`` in the training loop,
+``get_peak_stats()`` in the logger. Each call of a function of the module by its name, or of a
+method of the same class through ``self``, becomes one of the places of the first such finding in
+the function's body; so does each call of a function that calls one, two calls deep. The finding
+stays the one line to change.
 """
 
 from __future__ import annotations
 
 import ast
-from typing import Iterator, NamedTuple
+from typing import Iterator, NamedTuple, Sequence
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 _DEPTH = 3  # a function that calls a function that calls one: how many calls away a failure is followed
@@ -33,11 +34,16 @@ def _functions(tree: ast.Module) -> Iterator[tuple[Function, ast.ClassDef | None
             yield from ((m, st) for m in st.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
 
-def _first_failure(fn: Function, keys: list[tuple[int, int, str]]) -> tuple[int, int, str] | None:
-    """The first finding key inside ``fn``'s body (keys sorted)."""
+Key = tuple[int, int, str]
+
+
+def _first_failure(fn: Function, keys: list[Key], uses: Sequence[tuple[int, Key]]) -> Key | None:
+    """The first finding key inside ``fn``'s body (keys sorted), else the key of the first use there of
+    a name a failing import binds (uses sorted by line)."""
     start = fn.body[0].lineno if fn.body else fn.lineno
     end = fn.end_lineno or fn.lineno
-    return next((k for k in keys if start <= k[0] <= end), None)
+    found = next((k for k in keys if start <= k[0] <= end), None)
+    return found or next((k for line, k in uses if start <= line <= end), None)
 
 
 def _callee(call: ast.Call, owner: ast.ClassDef | None) -> tuple[str, ast.ClassDef | None] | None:
@@ -50,14 +56,23 @@ def _callee(call: ast.Call, owner: ast.ClassDef | None) -> tuple[str, ast.ClassD
     return None
 
 
-def reached(tree: ast.Module, keys: list[tuple[int, int, str]], calls: list[tuple[ast.Call, ast.AST]]) -> list[Reached]:
+def reached(
+    tree: ast.Module,
+    keys: list[Key],
+    calls: list[tuple[ast.Call, ast.AST]],
+    uses: Sequence[tuple[int, Key]] = (),
+    failed: dict[str, Key] | None = None,
+) -> list[Reached]:
     """Each of ``calls`` (a call of a plain name or of ``self.name``, with the function or module it
     is in) of a function of ``tree`` whose body has one of the findings ``keys`` (sorted, those of
-    failing rules), or calls such a function, up to ``_DEPTH`` calls away."""
+    failing rules) or one of ``uses`` (line, key: a use of a name a failing import binds), or calls
+    such a function, up to ``_DEPTH`` calls away. Given ``failed``, it is filled with the module's
+    functions (not methods) that fail, each with its finding's key: other files' calls of them fail
+    too (kb.scan.scanflow.join)."""
     functions = list(_functions(tree))
-    failing: dict[tuple[str, ast.ClassDef | None], tuple[int, int, str]] = {}
+    failing: dict[tuple[str, ast.ClassDef | None], Key] = {}
     for fn, owner in functions:
-        if (key := _first_failure(fn, keys)) is not None:
+        if (key := _first_failure(fn, keys, uses)) is not None:
             failing.setdefault((fn.name, owner), key)
     if not failing:
         return []
@@ -78,4 +93,6 @@ def reached(tree: ast.Module, keys: list[tuple[int, int, str]], calls: list[tupl
                     grew = True
         if not grew:
             break
+    if failed is not None:
+        failed.update((name, key) for (name, owner), key in failing.items() if owner is None)
     return list(out.values())

@@ -163,6 +163,9 @@ class RuleSet:
     # must-change rules for a call or a read that fails when it runs, or a kernel launch: a function
     # that reaches one fails where it is called (kb.scan.scanreach)
     raising: frozenset[str] = frozenset()
+    # must-change rules for an import of a GPU package: a function that uses a name it binds
+    # (flash_attn_func) fails where it is called too
+    raising_imports: frozenset[str] = frozenset()
     # the keywords some rule looks for with a value on any call: they may be set before the call
     # (a dict entry, an attribute, a dataclass field), which kb.scan.scan reads as the keyword
     unbound: frozenset[str] = frozenset()
@@ -186,6 +189,7 @@ class RuleSet:
             if r.severity == "must-change"
             and (r.kind in ("call", "attribute") or r.kind == "detector" and r.pattern in _RAISING_DETECTORS)
         )
+        raising_imports = frozenset(r.id for r in rules if r.kind == "imports" and r.severity == "must-change")
         unbound = frozenset(r.pattern for r in rules if r.kind == "keyword" and r.value and r.call is None)
         out = cls(
             list(rules),
@@ -194,6 +198,7 @@ class RuleSet:
             cuda_only=unfixed,
             attribute_ids=attribute_ids,
             raising=raising,
+            raising_imports=raising_imports,
             unbound=unbound,
         )
         for rule in rules:
