@@ -290,9 +290,8 @@ class Visitor:
         uses = _import_uses(s) if s.imported_uses and s.rules.raising_imports else []
         if raising or uses:
             calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
-            s.reached = reached(
-                tree, raising, calls + self.methods, uses, s.failed
-            )  # the calls of a function failing inside
+            # the calls of a function failing inside, and the module's functions that do (for other files)
+            s.reached = reached(tree, raising, calls + self.methods, uses, s.failed)
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""

@@ -19,8 +19,8 @@ _MAKERS = frozenset(
     f"torch.{f}"
     for f in ("tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full", "arange", "linspace")
 )
-_MOVES = frozenset({"to", "cuda", "tpu", "type"})
-_TO_NUMPY = frozenset({"numpy", "to_numpy"})  # methods that may put a value on a device
+_MOVES = frozenset({"to", "cuda", "tpu", "type"})  # methods that may put a value on a device
+_TO_NUMPY = frozenset({"numpy", "to_numpy"})  # methods that return a NumPy array
 _UNKNOWN = None
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
