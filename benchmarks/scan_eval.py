@@ -1,12 +1,17 @@
 """Score `kb scan` against hand labels of real GPU training code (benchmarks/scan_labels.yml).
 
   python benchmarks/scan_eval.py [--mirror-root /work/.mirror] [--labels PATH] [--project PATH] [--json] [--tree]
+                                 [--no-context]
 
 Each labelled file is extracted at its recorded commit from a bare mirror (``<mirror-root>/<owner>+<name>/repo``,
 read with ``git show COMMIT:PATH``) into a temporary folder, which ``python -m kb --root PROJECT scan --format json``
 then scans (PYTHONPATH=PROJECT/scripts, the project's venv python). With ``--tree`` every Python file of each
 repository is extracted too and each repository is scanned whole, as a user runs the scanner, so what one file
-imports from another counts; only findings in labelled files are scored. Printed, per repository and in total:
+imports from another counts; only findings in labelled files are scored. A finding in a file nobody labelled is
+context: it is not scored, but its ``related`` places in labelled files cover ``breaks`` lines as any finding's do
+(a call in ``model.py`` of a function of ``kernels.py`` that fails inside is a place of the finding in
+``kernels.py``); ``--no-context`` drops such findings, as this script did before round ten. Printed, per repository
+and in total:
 
 - recall on ``breaks`` lines: a line is covered when a finding's primary line, or one of its ``related``
   locations, is on it;
@@ -175,6 +180,7 @@ class Finding:
     rule: str
     message: str = ""
     related: tuple[tuple[str, str, int], ...] = ()  # (repo, path, line)
+    context: bool = False  # in a file nobody labelled: only its related places count (breaks)
 
 
 def _split(raw_path: str, scanned: Path) -> tuple[str, str] | None:
@@ -218,6 +224,7 @@ def findings_from_json(doc: dict[str, Any], scanned: Path, folders: dict[str, st
                 str(f.get("rule", "?")),
                 str(f.get("message", "")),
                 tuple(related),
+                f.get("context") is True,
             )
         )
     return out
@@ -282,9 +289,10 @@ class Score:
 
 def score_repo(labels: RepoLabels, findings: Iterable[Finding]) -> Score:
     """Score one repository's findings against its labels (findings of other repos are ignored)."""
-    mine = [f for f in findings if f.repo == labels.repo]
+    everything = [f for f in findings if f.repo == labels.repo]
+    mine = [f for f in everything if not f.context]
     primary = {(f.path, f.line) for f in mine}
-    touched = primary | {(p, ln) for f in mine for (r, p, ln) in f.related if r == labels.repo}
+    touched = primary | {(p, ln) for f in everything for (r, p, ln) in f.related if r == labels.repo}
     s = Score(labels.repo, files=len(labels.files))
     for path, lines in sorted(labels.files.items()):
         for line, label in sorted(lines.items()):
@@ -442,9 +450,12 @@ def run_scanner(project: Path, python: str, scanned: Path) -> dict[str, Any]:
     return doc
 
 
-def scan_trees(repos: Sequence[RepoLabels], project: Path, python: str, scanned: Path) -> dict[str, Any]:
+def scan_trees(
+    repos: Sequence[RepoLabels], project: Path, python: str, scanned: Path, context: bool = True
+) -> dict[str, Any]:
     """Each repository's tree scanned on its own (so one repository's modules never stand for another's),
-    keeping the findings and problems in labelled files only: the others were not labelled."""
+    keeping the findings and problems in labelled files, and (``context``) the findings elsewhere that have a
+    related place in a labelled file, marked ``context``: their places count, they are not scored."""
     labelled = {f"{folder_of(r.repo)}/{path}" for r in repos for path in r.files}
     doc: dict[str, Any] = {"findings": [], "problems": []}
     for r in repos:
@@ -454,18 +465,34 @@ def scan_trees(repos: Sequence[RepoLabels], project: Path, python: str, scanned:
                 where = _split(str(item.get("path", "")), scanned) if isinstance(item, dict) else None
                 if where is not None and f"{where[0]}/{where[1]}" in labelled:
                     doc[key].append(item)
+                elif context and key == "findings" and where is not None and _touches(item, labelled, scanned):
+                    doc[key].append({**item, "context": True})
     return doc
 
 
+def _touches(item: dict[str, Any], labelled: set[str], scanned: Path) -> bool:
+    """Whether a finding has a related place in a labelled file."""
+    for r in item.get("related") or []:
+        where = _split(str(r.get("path", "")), scanned) if isinstance(r, dict) else None
+        if where is not None and f"{where[0]}/{where[1]}" in labelled:
+            return True
+    return False
+
+
 def evaluate(
-    repos: Sequence[RepoLabels], mirror_root: Path, project: Path, python: str, tree: bool = False
+    repos: Sequence[RepoLabels],
+    mirror_root: Path,
+    project: Path,
+    python: str,
+    tree: bool = False,
+    context: bool = True,
 ) -> tuple[list[Score], Score, list[str]]:
     with tempfile.TemporaryDirectory(prefix="scan-eval-") as tmp:
         scanned = Path(tmp)
         extract(repos, mirror_root, scanned)
         if tree:
             extract_trees(repos, mirror_root, scanned)
-        doc = scan_trees(repos, project, python, scanned) if tree else run_scanner(project, python, scanned)
+        doc = scan_trees(repos, project, python, scanned, context) if tree else run_scanner(project, python, scanned)
         folders = {folder_of(r.repo): r.repo for r in repos}
         findings = findings_from_json(doc, scanned, folders)
         problems = []
@@ -486,12 +513,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--python", help="python that runs the scanner (default: PROJECT/.venv/bin/python)")
     ap.add_argument("--json", action="store_true", help="print one JSON object instead of Markdown")
     ap.add_argument("--tree", action="store_true", help="scan each repository's whole tree, as a user does")
+    ap.add_argument(
+        "--no-context", action="store_true", help="with --tree: drop findings outside labelled files (before round ten)"
+    )
     args = ap.parse_args(argv)
     project = args.project.resolve()
     try:
         repos = load_labels(args.labels)
         python = args.python or default_python(project)
-        per_repo, total, problems = evaluate(repos, args.mirror_root, project, python, args.tree)
+        per_repo, total, problems = evaluate(repos, args.mirror_root, project, python, args.tree, not args.no_context)
     except EvalError as exc:
         print(f"scan_eval: {exc}", file=sys.stderr)
         return 2
