@@ -88,7 +88,7 @@ def test_a_short_commit_and_a_repeated_repo_are_errors():
 def test_the_project_labels_file_is_valid_and_counts_every_class():
     repos = se.load_labels(se.DEFAULT_LABELS)
     every = [lab for r in repos for lines in r.files.values() for lab in lines.values()]
-    assert len(repos) == 49 and sum(len(r.files) for r in repos) >= 213
+    assert len(repos) == 52 and sum(len(r.files) for r in repos) >= 228
     for name in se.LABELS:
         assert any(name in lab.labels for lab in every)
 
@@ -149,6 +149,38 @@ def test_related_locations_in_another_file_or_repo_count_only_there():
     repo = one_repo(**{"a.py": {5: ("breaks",)}, "b.py": {5: ("breaks",)}})
     s = se.score_repo(repo, [finding("a.py", 1, related=(("o/r", "b.py", 5), ("x/y", "a.py", 5)))])
     assert [m.path for m in s.missed_breaks] == ["a.py"]
+
+
+def test_a_context_finding_covers_breaks_through_its_related_places_and_is_not_scored():
+    repo = one_repo(**{"model.py": {5: ("breaks",), 6: ("breaks", "change")}})
+    elsewhere = se.Finding("o/r", "kernels.py", 1, "r", "", (("o/r", "model.py", 5), ("o/r", "model.py", 6)), True)
+    s = se.score_repo(repo, [elsewhere, se.Finding("o/r", "model.py", 6, "r", "", (), True)])
+    assert (s.breaks_covered, s.change_covered) == (2, 0)  # a context finding's own line is no primary
+    assert (s.findings, s.findings_on_labels, s.false_findings) == (0, 0, [])
+
+
+def test_the_tree_scan_keeps_findings_elsewhere_only_as_context_with_a_labelled_place(tmp_path, monkeypatch):
+    repo = one_repo(**{"model.py": {5: ("breaks",)}})
+    base = tmp_path / "o+r"
+
+    def related(line: int) -> list[dict[str, object]]:
+        return [{"path": str(base / "model.py"), "line": line, "column": 1}]
+
+    doc = {
+        "findings": [
+            {"path": str(base / "model.py"), "line": 5, "rule": "a"},
+            {"path": str(base / "kernels.py"), "line": 1, "rule": "b", "related": related(5)},
+            {"path": str(base / "other.py"), "line": 2, "rule": "c"},
+        ],
+        "problems": [{"path": str(base / "other.py"), "line": 1, "message": "m"}],
+    }
+    monkeypatch.setattr(se, "run_scanner", lambda *a: doc)
+    kept = se.scan_trees([repo], tmp_path, "python", tmp_path)
+    assert [(f["rule"], f.get("context")) for f in kept["findings"]] == [("a", None), ("b", True)]
+    assert kept["problems"] == []
+    assert [f["rule"] for f in se.scan_trees([repo], tmp_path, "python", tmp_path, False)["findings"]] == ["a"]
+    found = se.findings_from_json(kept, tmp_path, {"o+r": "o/r"})
+    assert [f.context for f in found] == [False, True]
 
 
 def test_precision_counts_findings_on_any_labelled_line_and_lists_the_rest():

@@ -11,7 +11,9 @@ every unknown package):
 - the ``forward`` or ``backward`` of a ``torch.autograd.Function`` calls it the way a kernel is
   called: for its effect on output tensors passed in (the result dropped), or by a name that says
   which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``); or
-- a setup.py of the scanned tree builds it as a ``CUDAExtension`` (then any import of it counts).
+- a setup.py of the scanned tree builds it as a ``CUDAExtension`` (then any import of it counts); or
+- it is one of the extensions flash-attention's own setup.py files build (``dropout_layer_norm``,
+  ``rotary_emb``, ``flash_attn_3``: ``_KNOWN``), imported with a fallback or not.
 
 Each such import is reported (``cuda-extension-import``), its calls are the finding's places, and
 the module becomes CUDA-only (kb.scan.scanflow reports where it is imported). The autograd
@@ -41,6 +43,9 @@ CALL_RULE: Detector = "cuda-extension-call"
 _WORDS = re.compile(r"[._]")
 _PASS_NAMES = ("fwd", "bwd", "forward", "backward")
 _NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
+# the modules Dao-AILab/flash-attention's setup.py files build as CUDAExtension (csrc/layer_norm,
+# csrc/rotary, csrc/fused_dense_lib, csrc/ft_attention, hopper/): source gh-flash-attention
+_KNOWN = frozenset({"dropout_layer_norm", "rotary_emb", "fused_dense_lib", "ft_attention", "flash_attn_3"})
 _FUNCTION = "torch.autograd.Function"
 # an indented import of a module whose name says CUDA, torch's own left out (torch.cuda is no extension)
 _INDENTED_CUDA_IMPORT = re.compile(r"\n[ \t]+(?:import|from)[ \t]+(?!torch\b)[\w.]*cuda")  # \n: 3x ^ with re.M
@@ -51,7 +56,8 @@ Resolve = Callable[[ast.expr], tuple[str | None, str]]
 def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
     """The names the module's own imports (at its top, or in its ``try``/``if`` blocks) bind to modules
     that may be extensions: name -> (statement, module). An optional import, one whose ``except``
-    binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses."""
+    binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses;
+    unless the module is a known extension (``_KNOWN``)."""
     statements, fallbacks, stack = [], set(), list(reversed(tree.body))
     while stack:
         st = stack.pop()
@@ -66,7 +72,7 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
         else:
             statements.append(st)
     found = _imported(statements)
-    return {name: at for name, at in found.items() if name not in fallbacks}
+    return {name: at for name, at in found.items() if name not in fallbacks or at[1].split(".")[0] in _KNOWN}
 
 
 def _nested(tree: ast.Module, lines: set[int]) -> list[tuple[ast.stmt, str, str]]:
@@ -157,7 +163,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
                 if name not in roots:
                     continue
             out.append((st, name, module))
-        elif name in used and isinstance(st, ast.Import):
+        elif name in used and isinstance(st, ast.Import) or module.split(".")[0] in _KNOWN:
             out.append((st, name, module))
     return out + nested
 
