@@ -129,7 +129,8 @@ _LITERAL_DETECTORS: tuple[Detector, ...] = (
     "cuda-tensor-type",
     "cuda-visible-devices",
 )
-_LITERAL_WORDS = ("cuda", "nccl", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
+_LITERAL_WORDS = ("cuda", "nccl", "NCCL", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
+_LITERAL_STARTS = ("cuda", "torch.cuda.", "CUDA_", "NCCL")  # a literal that may be reported starts so or holds nccl
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
 # str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
@@ -156,8 +157,9 @@ _CONSTANT = ast.Constant
 
 def is_nccl(value: object) -> bool:
     """ "nccl", or a per-device backend string that names it ("cpu:gloo,cuda:nccl")."""
-    if not isinstance(value, str) or "nccl" not in value:
+    if not isinstance(value, str) or "nccl" not in value.lower():
         return False
+    value = value.lower()  # torch.distributed.Backend takes a name in any case ("NCCL")
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
@@ -201,6 +203,24 @@ def _every_n(test: ast.expr) -> bool:
     if t is ast.UnaryOp:
         return _every_n(test.operand)  # type: ignore[attr-defined]
     return False
+
+
+def _keyed_device_ids(node: ast.Dict | ast.Assign | ast.AnnAssign) -> ast.expr | None:
+    """The rank-indexed value of a ``device_ids`` set before the call: ``kwargs["device_ids"] =
+    [local_rank]`` or ``{"device_ids": [rank]}`` (then ``DistributedDataParallel(model, **kwargs)``)."""
+    values: list[ast.expr] = []
+    if isinstance(node, ast.Dict):
+        values = [v for k, v in zip(node.keys, node.values, strict=True) if _is_key(k, "device_ids")]
+    elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
+        values = [node.value] if _is_key(node.targets[0].slice, "device_ids") else []
+    for v in values:
+        if isinstance(v, (ast.List, ast.Tuple)) and any(_not_zero(e) for e in v.elts) or ranky(v):
+            return v
+    return None
+
+
+def _is_key(node: ast.expr | None, key: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value == key
 
 
 def _not_zero(node: ast.expr) -> bool:
@@ -413,7 +433,7 @@ class Visitor:
 
     def literal(self, node: ast.Constant) -> None:
         value = node.value
-        if type(value) is not str or not value.startswith(("cuda", "torch.cuda.", "CUDA_")) and "nccl" not in value:
+        if type(value) is not str or not value.startswith(_LITERAL_STARTS) and "nccl" not in value:
             return  # no is_cuda, is_nccl, tensor type or CUDA_VISIBLE_DEVICES
         if id(node) in self.s.quiet:
             return
@@ -773,6 +793,8 @@ class Visitor:
             for kname, expr, where in pairs:
                 if kname in self.named:
                     self.keyword_value(kname, expr, where, None, scope)
+        if self.ranks and (ids := _keyed_device_ids(node)) is not None:  # kwargs["device_ids"] = [local_rank]
+            self.s.detect("rank-device-index", ids)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and (attr := _self_attr(node.targets[0])):
             made = [v.func.id for v in _branches(node.value) if type(v) is ast.Call and type(v.func) is ast.Name]
             if made:  # self.norm = RMSNorm(...): each self.norm(...) runs what RMSNorm is

@@ -31,6 +31,10 @@ def _gpu(node: ast.expr | None) -> bool:
     return isinstance(node, ast.Constant) and node.value == _GPU
 
 
+def _num_gpus(node: ast.expr | None) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "num_gpus"
+
+
 def _zero(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and not isinstance(node.value, bool) and node.value in (0, None)
 
@@ -56,8 +60,13 @@ def gpu_resources(tree: ast.Module, ray: bool) -> Iterator[ast.AST]:
         elif isinstance(node, ast.Dict):
             if ray or _bundle(node):
                 yield from (
-                    k for k, v in zip(node.keys, node.values, strict=True) if k is not None and _gpu(k) and not _zero(v)
+                    k
+                    for k, v in zip(node.keys, node.values, strict=True)
+                    if k is not None and (_gpu(k) or ray and _num_gpus(k)) and not _zero(v)
                 )
+        elif isinstance(node, ast.Assign):  # options["num_gpus"] = n, handed to .options(**options)
+            if ray and not _zero(node.value):
+                yield from (t for t in node.targets if isinstance(t, ast.Subscript) and _num_gpus(t.slice))
         elif isinstance(node, ast.Subscript):
             if _gpu(node.slice) and (ray or _resources(node.value)):
                 yield node
