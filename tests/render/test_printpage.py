@@ -154,3 +154,26 @@ def test_tooltips_and_permalinks_are_left_off_the_paper():
     )
     out = printed([section], "about/print/part-1/")
     assert '<h2 id="a__x">X</h2><p>HBM <a class="kb-src" href="../../../s/#src-w">w</a></p>' in out
+
+
+def test_a_part_prints_pages_up_to_its_budget_and_the_rest_of_that_part_is_past_it():
+    from kb.render.printpage import over_budget
+
+    sizes = [("index.md", 80), ("migrate/a.md", 30), ("reference/x.md", 90), ("migrate/b.md", 5), ("other.md", 999)]
+    assert over_budget(sizes, budget=100) == {"migrate/a.md", "migrate/b.md"}  # b is small, but after a: nav order
+    assert over_budget(sizes, budget=89) == {"migrate/a.md", "migrate/b.md", "reference/x.md"}
+    assert over_budget(sizes, budget=1000) == frozenset()
+
+
+def test_a_page_past_the_budget_is_linked_at_the_end_and_links_to_it_go_to_its_page():
+    out = printed_skipping([HOME, STEPS, GLOSSARY], "about/print/part-1/", frozenset({"migrate/steps.md"}))
+    assert 'id="migrate_steps"' not in out and "Printed from their own pages" in out
+    assert '<a href="../../../migrate/steps/#verify">verify</a>' in out  # from the home page's section
+    assert '<li><a href="../../../migrate/steps/">Steps</a></li>' in out
+    assert out.index('id="reference_glossary"') < out.index('id="kb-print-linked"')
+
+
+def printed_skipping(sections: list[Section], print_url: str, skipped: frozenset[str]) -> str:
+    html, repeated = build_print(sections, print_url, skipped=skipped)
+    assert repeated == []
+    return html

@@ -25,7 +25,7 @@ from ..core.yamlload import YAMLProblem, decode
 from ..pages.pages import split_front_matter
 from ..render.abbrtrie import TrieAbbrExtension
 from ..render.postprocess import fix_html
-from ..render.printpage import PRINT_PAGES, Reuse, Section, build_print, part_of
+from ..render.printpage import PRINT_PAGES, Reuse, Section, build_print, over_budget, part_of
 from ..render.readingpath import link_reading_path
 from ..render.render import Ctx, abbreviations, banner, render_markdown, review_note, with_banner
 from ..render.searchindex import SearchIndexError, compact_file, material_worker
@@ -119,10 +119,11 @@ class Build:
         pages changed and no page was added, moved or retitled (the HTML of another part's pages
         is not read); each of its pages' sections is reused while that page did not change."""
         memo = self._derived()
-        parts = ["print", print_src, print_url, own_html]
+        skipped = unprinted(pages)
+        parts = ["print", print_src, print_url, own_html, *sorted(skipped)]
         for p in pages:
             parts += [p.file.src_uri, p.url, p.title or "", (p.content or "") if _printed_on(p, print_src) else ""]
-        return _memo(memo, parts, lambda: printable(pages, print_src, print_url, own_html, memo))
+        return _memo(memo, parts, lambda: printable(pages, print_src, print_url, own_html, memo, skipped))
 
     def finish(self, html: str) -> str:
         """``finish`` (accessibility fixes, then lighter markup), reused under serve for a page
@@ -302,14 +303,25 @@ def _printed_on(page: Any, print_src: str) -> bool:
     return part is not None and part.src_uri == print_src and page.file.src_uri not in PRINT_PAGES
 
 
+def unprinted(pages: list[Any]) -> frozenset[str]:
+    """The pages that no part of the printable handbook prints: past its size limit (over_budget)."""
+    return over_budget([(p.file.src_uri, len(p.content or "")) for p in pages if p.file.src_uri not in PRINT_PAGES])
+
+
 def printable(
-    pages: list[Any], print_src: str, print_url: str, own_html: str = "", memo: Memo[Any] | None = None
+    pages: list[Any],
+    print_src: str,
+    print_url: str,
+    own_html: str = "",
+    memo: Memo[Any] | None = None,
+    skipped: frozenset[str] | None = None,
 ) -> tuple[str, list[Problem]]:
     """The part ``print_src`` of the printable handbook's HTML, on a line of its own as Markdown
     puts a raw HTML block, and a problem for each id it would repeat (``own_html``: the print
     page's own content) and for each page that no part holds (``memo``: under serve, each page's
-    section is reused for the same inputs, see build_print)."""
+    section is reused for the same inputs, see build_print; ``skipped``: ``unprinted(pages)``)."""
     urls = {p.file.src_uri: p.url for p in pages}
+    skipped = unprinted(pages) if skipped is None else skipped
     sections, elsewhere, problems = [], {}, []
     reuse: Reuse | None = None if memo is None else partial(_memo, memo)
     for section in print_sections(pages, print_src, memo):
@@ -320,7 +332,7 @@ def printable(
         sections.append(section)
         if part.src_uri != print_src:
             elsewhere[section.src_uri] = urls.get(part.src_uri, part.src_uri.removesuffix(".md") + "/")
-    html, repeated = build_print(sections, print_url, own_html, elsewhere, print_src, reuse)
+    html, repeated = build_print(sections, print_url, own_html, elsewhere, print_src, reuse, skipped)
     return "\n" + html, problems + repeated
 
 

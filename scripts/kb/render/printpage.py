@@ -8,6 +8,11 @@ handbook becomes a link to its section (or to the prefixed anchor in it), on thi
 and a link to any other file is made relative to the print page. Only the attributes that name an
 id or a URL are rewritten, and what paper can't show (tooltips, permalinks) is left out; every
 other byte of a page is copied as is.
+
+A part prints at most ``PRINT_BUDGET`` characters of page HTML: once its pages in nav order reach
+that, the rest of them are listed at its end, each linked to its own page, and every link to one of
+them goes there (``over_budget``). A site of thousands of pages then still builds, with print pages
+a browser can open.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ PARTS: tuple[Part, ...] = (
     Part("about/print/part-4.md", ("reference/", "about/")),
 )
 PRINT_PARTS = frozenset(p.src_uri for p in PARTS)
+PRINT_BUDGET = 1_200_000  # characters of page HTML a part prints (its largest holds 0.9 M): a print page near 1 MB
 PRINT_PAGES = PRINT_PARTS | {PRINT_PAGE}
 
 
@@ -55,6 +61,24 @@ def part_of(src_uri: str) -> Part | None:
             if (src_uri == start or (start.endswith("/") and src_uri.startswith(start))) and len(start) > length:
                 best, length = part, len(start)
     return best
+
+
+def over_budget(sizes: list[tuple[str, int]], budget: int = PRINT_BUDGET) -> frozenset[str]:
+    """The pages no part prints (``sizes``: each page's source path and HTML size, in nav order):
+    in each part, every page from the first that would take it past ``budget`` characters."""
+    used: dict[str, int] = {}
+    full: set[str] = set()
+    out = []
+    for src_uri, size in sizes:
+        part = part_of(src_uri)
+        if part is None:
+            continue
+        if part.src_uri not in full and used.get(part.src_uri, 0) + size <= budget:
+            used[part.src_uri] = used.get(part.src_uri, 0) + size
+        else:
+            full.add(part.src_uri)
+            out.append(src_uri)
+    return frozenset(out)
 
 
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*:|^//", re.I)
@@ -85,6 +109,7 @@ def build_print(
     elsewhere: dict[str, str] | None = None,
     own_src: str = PRINT_PAGE,
     reuse: Reuse | None = None,
+    skipped: frozenset[str] = frozenset(),
 ) -> tuple[str, list[Problem]]:
     """The sections as one HTML fragment, and a problem for each id it would repeat: a section's
     id or an id in it that is already an id of the print page (``own_html``) or of an earlier
@@ -92,11 +117,14 @@ def build_print(
     heading of it makes the id). ``elsewhere``: the pages printed on another print page, each
     with that page's URL (site-relative); links to them go there (their HTML is not read).
     ``reuse(parts, make)``: ``make()``'s result for a section, or one kept for the same ``parts``
-    (every input of ``make``), as under serve (kb/mkdocs/build.py)."""
+    (every input of ``make``), as under serve (kb/mkdocs/build.py). ``skipped``: the pages no part
+    prints (``over_budget``): those of this part are listed at its end, and links to any go to the page."""
     elsewhere = elsewhere or {}
     prefixes: dict[str, str] = {}
     targets: dict[str, tuple[str, str]] = {}  # a page URL (each spelling) -> its print page's URL, prefix
     for section in sections:
+        if section.src_uri in skipped:
+            continue  # not printed anywhere: a link to it stays a link to its page
         prefix = base = prefix_of(section.src_uri)
         n = 1
         while prefix in prefixes.values():
@@ -108,8 +136,12 @@ def build_print(
     owners = {value: own_src for value in _OWN_ID.findall(own_html)}
     problems: list[Problem] = []
     every_target = repr(sorted(targets.items()))  # what a section's links are rewritten against
+    linked = []
     for section in sections:
         if section.src_uri in elsewhere:
+            continue
+        if section.src_uri in skipped:
+            linked.append(section)
             continue
         prefix = prefixes[section.src_uri]
         make = partial(_printed, section, prefix, print_url, targets)
@@ -117,7 +149,21 @@ def build_print(
         html, ids = make() if reuse is None else reuse([*key, section.html], make)
         parts.append(html)
         problems += _repeated(section.src_uri, [prefix, *ids], owners, own_src)
+    if linked:
+        parts.append(_linked(linked, print_url))
     return "\n".join(parts), problems
+
+
+def _linked(sections: list[Section], print_url: str) -> str:
+    """The pages of a part that it does not print, each linked to its own page."""
+    items = "".join(
+        f'<li><a href="{html_attr(relative_url(s.url, print_url))}">{md_text(s.title)}</a></li>\n' for s in sections
+    )
+    return (
+        '<section class="kb-print-page" id="kb-print-linked">\n<h1>Printed from their own pages</h1>\n'
+        f"<p>This part reached its size limit ({PRINT_BUDGET // 1000:,} KB of page HTML), so these "
+        f"{len(sections)} pages are not printed here: print each from its own page.</p>\n<ul>\n{items}</ul>\n</section>"
+    )
 
 
 def _printed(
