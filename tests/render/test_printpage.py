@@ -177,3 +177,12 @@ def printed_skipping(sections: list[Section], print_url: str, skipped: frozenset
     html, repeated = build_print(sections, print_url, skipped=skipped)
     assert repeated == []
     return html
+
+
+def test_the_print_page_states_the_budget_the_code_uses():
+    from pathlib import Path
+
+    from kb.render.printpage import PRINT_BUDGET
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "about" / "print.md").read_text(encoding="utf-8")
+    assert f"{PRINT_BUDGET:,} characters" in " ".join(text.split())

@@ -71,3 +71,11 @@ def test_a_module_of_the_tree_named_like_a_known_extension_is_python(real: RuleS
 )
 def test_gpu_attention_packages_are_reported_at_their_import(real: RuleSet, line: str, rule: str):
     assert [(f.line, f.rule, f.severity) for f in scan_source(line + "\n", "t.py", real)] == [(1, rule, "must-change")]
+
+
+def test_torchaos_float8_training_is_reported_where_the_model_is_converted(real: RuleSet):
+    code = "from torchao.float8 import convert_to_float8_training\n\nconvert_to_float8_training(model)\n"
+    assert [(f.line, f.rule) for f in scan_source(code, "t.py", real)] == [(3, "torchao-float8-training")]
+    assert (
+        scan_source("from torchao.float8 import Float8LinearConfig\n\ncfg = Float8LinearConfig()\n", "t.py", real) == []
+    )

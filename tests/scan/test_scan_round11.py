@@ -79,3 +79,11 @@ def test_a_ray_num_gpus_option_set_by_key_asks_for_gpus(real: RuleSet):
     )
     assert [(f.line, f.rule) for f in scan_source(code, "t.py", real)] == [(5, "ray-gpu-resource")]
     assert scan_source(code.replace("import ray\n", "import os\n"), "t.py", real) == []  # not Ray's, unknown
+
+
+def test_a_method_named_for_moving_to_a_cuda_device_makes_its_caller_fail(real: RuleSet):
+    code = (
+        "def load(handles):\n    for h in handles:\n        h.flat_param_to('cuda', non_blocking=True)\n\n"
+        "def step(handles):\n    load(handles)\n\ndef pick():\n    return 'cuda'\n\ndef other():\n    pick()\n"
+    )
+    assert {line: places for line, (rule, places) in found(code, real).items()} == {3: [6], 9: []}  # 9: returned

@@ -281,6 +281,7 @@ class Visitor:
         for rule, name, where, function in self.pending_keywords:  # matmul(..., use_fast_accum=True)
             for arg, scope, _ in self.arguments(function, name):
                 self.keyword_match(rule, None, where, s.values(arg, scope))
+        direct = len(s.links)  # the links so far: of values a function holds itself, not one its callers pass
         for use, name, function in s.pending_params:  # every call is known now
             for arg, scope, via in self.arguments(function, name):
                 v = s.values(arg, scope)
@@ -308,6 +309,7 @@ class Visitor:
                     s.imported_use(name, call)
         raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
         uses = _import_uses(s) if s.imported_uses and s.rules.raising_imports else []
+        uses = sorted(uses + _device_moves(s, s.links[:direct])) if direct or s.moves else uses
         if raising or uses:
             calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
             # the calls of a function failing inside, and the module's functions that do (for other files)
@@ -418,6 +420,9 @@ class Visitor:
                 self.visit(arg, scope, loop)
             elif lits and t is _CONSTANT:
                 self.literal(arg)  # type: ignore[arg-type]  # a Constant
+                callee = node.func  # handle.flat_param_to("cuda"): a function making this call fails
+                if type(callee) is ast.Attribute and _moves_to(callee.attr) and is_cuda(arg.value):  # type: ignore[attr-defined]
+                    self.s.moves.append((arg, node))
         for kw in node.keywords:
             v = kw.value
             t = type(v)
@@ -839,6 +844,8 @@ class Visitor:
             if is_cuda(value):
                 s.uses_cuda = True
             if origin is expr:  # a literal in place is reported where it is written
+                if is_cuda(value):
+                    s.moves.append((origin, node))
                 continue
             if is_cuda(value):
                 for name in ("cuda-device-string", "cuda-fstring"):
@@ -950,6 +957,34 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
         if (key := at.get(s.position(spoke)[:2])) is not None:
             out.append((s.position(use)[0], key))
     return sorted(out)
+
+
+_NOT_MOVES = frozenset({"torch.device", "dict"})  # calls that hold a device without putting work on it
+
+
+def _moves_to(name: str) -> bool:
+    """A method named for moving something to a place (``flat_param_to``, ``to_device``); ``to``
+    itself is read as a device place (device_strings)."""
+    return name.endswith("_to") or name.startswith("to_")
+
+
+def _device_moves(
+    s: FileScan, links: list[tuple[ast.expr, ast.AST, ScanRule]]
+) -> list[tuple[int, tuple[int, int, str]]]:
+    """(line, finding key) of each call that puts work on a ``cuda`` device written elsewhere
+    (``x.to(device)``, ``torch.zeros(n, device=d)``; not the making of a ``torch.device`` or a dict): a
+    function that makes one fails where it is called (kb.scan.scanreach), as ``x.to("cuda")`` raises
+    on a TPU host; one that only returns the device does not, nor one that is passed it (``links``:
+    those of values written in the function or the module, not of what its callers pass)."""
+    strings = s.rules.detectors.get("cuda-device-string", ())
+    made = [(origin, node, rule) for origin, node, rule in links if rule in strings]
+    made += [(origin, node, rule) for origin, node in s.moves for rule in strings]
+    out = []
+    for origin, node, rule in made:
+        if type(node) is ast.Call and (s.resolve(node.func)[0] or s.resolve(node.func)[1]) not in _NOT_MOVES:
+            line, column, _ = s.position(origin)
+            out.append((s.position(node)[0], (line, column, rule.id)))
+    return out
 
 
 def _index_is_rank(left: ast.expr, right: ast.expr) -> bool:

@@ -217,6 +217,7 @@ class FileScan:
     pending_loader: list[tuple[ast.Call, bool]] = field(default_factory=list)
     # (where the value was written, where it is used, the rule the use matched): resolved in finish()
     links: list[tuple[ast.expr, ast.AST, ScanRule]] = field(default_factory=list)
+    moves: list[tuple[ast.expr, ast.AST]] = field(default_factory=list)  # a cuda literal, the call it is given to
     # argparse options and their defaults (``add_argument("--device", default="cuda")``): ``args.device``
     options: dict[str, ast.expr] = field(default_factory=dict)
     quiet: set[int] = field(default_factory=set)  # ids of literals another detector already reported
