@@ -337,7 +337,7 @@ class Visitor:
             if st.lineno not in taken:
                 s.detect("cuda-extension-import", st)
                 s.imported[name] = st
-                s.extensions[name] = (module, st.lineno)
+                s.extensions[(name, st.lineno)] = module  # each import: forward and backward may each import it
 
     def arguments(
         self, function: Scope, name: str, depth: int = 0, via: tuple[ast.expr, ...] = ()
@@ -1083,10 +1083,18 @@ def _kernels(s: FileScan) -> bool:
 
 
 def _imports(s: FileScan) -> tuple[Imported, ...]:
-    """The import statements that run when the module loads or a function of it runs (not those
-    under an ``if`` or a ``try``, which choose), with the modules each may name, longest first."""
+    """The import statements that run when the module loads or a function or method of it runs (not
+    those under an ``if`` or a ``try``, which choose), with the modules each may name, longest first."""
     body = _body(s)
-    body += [st for fn in body if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) for st in fn.body]
+    functions = [st for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    functions += [
+        fn
+        for cls in body
+        if isinstance(cls, ast.ClassDef)
+        for fn in cls.body
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    body += [st for fn in functions for st in fn.body]
     out = []
     for st in body:
         if isinstance(st, ast.Import):
@@ -1134,10 +1142,12 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
             calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
     only, library = _cuda_only(s, kept if kept is not None else [])
-    extensions = tuple(s.extensions.values())
+    extensions = tuple((module, line) for (_, line), module in s.extensions.items())
     tree = s.module.node if s.module is not None else None
     names = (
-        extension_wrappers(tree, s.resolve, set(s.extensions)) if extensions and isinstance(tree, ast.Module) else ()
+        extension_wrappers(tree, s.resolve, {name for name, _ in s.extensions})
+        if extensions and isinstance(tree, ast.Module)
+        else ()
     )
     return Flows(
         s.shown,

@@ -88,8 +88,8 @@ def _nested(tree: ast.Module, lines: set[int]) -> list[tuple[ast.stmt, str, str]
         if not any(fn.lineno <= line <= (fn.end_lineno or fn.lineno) for line in lines):
             continue
         inner: list[ast.stmt] = [st for st in ast.walk(fn) if isinstance(st, (ast.Import, ast.ImportFrom))]
-        if inner:
-            for name, (st, module) in _imported(inner).items():
+        for one in inner:  # each statement: forward and backward may each import the same extension
+            for name, (st, module) in _imported([one]).items():
                 if "cuda" in _WORDS.split(module.lower()) and (
                     not isinstance(st, ast.ImportFrom) or "cuda" in _WORDS.split((st.module or "").lower())
                 ):

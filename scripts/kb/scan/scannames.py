@@ -243,8 +243,8 @@ class FileScan:
     # self.attr = Name(...) (either branch of a conditional): attr -> the names; and each self.attr(...) call
     instances: dict[str, list[str]] = field(default_factory=dict)
     self_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
-    # the CUDA extensions it imports (kb.scan.scanext): bound name -> (module, line)
-    extensions: dict[str, tuple[str, int]] = field(default_factory=dict)
+    # the CUDA extensions it imports (kb.scan.scanext): (bound name, line) -> module
+    extensions: dict[tuple[str, int], str] = field(default_factory=dict)
     declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
     # internal device calls (``m.set_device(i)``) on a receiver this file can't tell: another module's may be one
     device_calls: list[ast.Call] = field(default_factory=list)
