@@ -54,3 +54,8 @@ def test_a_method_that_imports_a_cuda_only_module_of_the_tree_is_reported_there(
     found = [(Path(f.path).name, f.line) for f in scan_tree(tmp_path, real, KERNELS) if f.rule == "local-cuda-module"]
     assert ("attention.py", 3) in found
     assert ("attention.py", 8) not in found  # under an if: the code chooses
+
+
+def test_a_kernel_kept_in_an_attribute_is_called_where_the_attribute_is(real: RuleSet, tmp_path: Path):
+    (found,) = [f for f in scan_tree(tmp_path, real, KERNELS) if f.rule == "local-cuda-module" and f.line == 3]
+    assert 9 in [line for line, _ in found.related]  # self.fill(x), bound by self.fill = fill

@@ -801,8 +801,8 @@ class Visitor:
         if self.ranks and (ids := _keyed_device_ids(node)) is not None:  # kwargs["device_ids"] = [local_rank]
             self.s.detect("rank-device-index", ids)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and (attr := _self_attr(node.targets[0])):
-            made = [v.func.id for v in _branches(node.value) if type(v) is ast.Call and type(v.func) is ast.Name]
-            if made:  # self.norm = RMSNorm(...): each self.norm(...) runs what RMSNorm is
+            made = [_made_by(v) for v in _branches(node.value) if _made_by(v)]
+            if made:  # self.norm = RMSNorm(...), self.fill = fill_kv_cache: each self.norm(...) runs what it is
                 self.s.instances.setdefault(attr, []).extend(made)
         self.children(node, scope, loop)
 
@@ -942,6 +942,13 @@ def _self_attr(target: ast.expr) -> str | None:
 def _branches(value: ast.expr) -> list[ast.expr]:
     """Either value of a conditional expression, or the value itself."""
     return [*_branches(value.body), *_branches(value.orelse)] if type(value) is ast.IfExp else [value]
+
+
+def _made_by(value: ast.expr) -> str:
+    """The name an attribute's value is made by: ``RMSNorm`` of ``RMSNorm(dim)``, ``fill`` of ``fill``."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        return value.func.id
+    return value.id if isinstance(value, ast.Name) else ""
 
 
 def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
