@@ -988,7 +988,10 @@ def _device_moves(
     made += [(origin, node, rule) for origin, node in s.moves for rule in strings]
     out = []
     for origin, node, rule in made:
-        if type(node) is ast.Call and (s.resolve(node.func)[0] or s.resolve(node.func)[1]) not in _NOT_MOVES:
+        if type(node) is not ast.Call:
+            continue
+        path, chain = s.resolve(node.func)
+        if (path or chain) not in _NOT_MOVES:
             line, column, _ = s.position(origin)
             out.append((s.position(node)[0], (line, column, rule.id)))
     return out

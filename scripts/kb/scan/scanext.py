@@ -72,7 +72,12 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
         else:
             statements.append(st)
     found = _imported(statements)
-    return {name: at for name, at in found.items() if name not in fallbacks or at[1].split(".")[0] in _KNOWN}
+    return {name: at for name, at in found.items() if name not in fallbacks or _known(at[1])}
+
+
+def _known(module: str) -> bool:
+    """A module flash-attention builds as a CUDA extension, or one inside it (``flash_attn_3._C``)."""
+    return module.split(".")[0] in _KNOWN
 
 
 def _nested(tree: ast.Module, lines: set[int]) -> list[tuple[ast.stmt, str, str]]:
@@ -163,7 +168,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
                 if name not in roots:
                     continue
             out.append((st, name, module))
-        elif name in used and isinstance(st, ast.Import) or module.split(".")[0] in _KNOWN:
+        elif name in used and isinstance(st, ast.Import) or _known(module):
             out.append((st, name, module))
     return out + nested
 

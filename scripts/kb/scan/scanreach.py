@@ -38,8 +38,8 @@ Key = tuple[int, int, str]
 
 
 def _first_failure(fn: Function, keys: list[Key], uses: Sequence[tuple[int, Key]]) -> Key | None:
-    """The first finding key inside ``fn``'s body (keys sorted), else the key of the first use there of
-    a name a failing import binds (uses sorted by line)."""
+    """The first finding key inside ``fn``'s body (keys sorted), else the key of the first use there
+    (uses sorted by line): of a name a failing import binds, or of a ``cuda`` device work is put on."""
     start = fn.body[0].lineno if fn.body else fn.lineno
     end = fn.end_lineno or fn.lineno
     found = next((k for k in keys if start <= k[0] <= end), None)
@@ -65,7 +65,8 @@ def reached(
 ) -> list[Reached]:
     """Each of ``calls`` (a call of a plain name or of ``self.name``, with the function or module it
     is in) of a function of ``tree`` whose body has one of the findings ``keys`` (sorted, those of
-    failing rules) or one of ``uses`` (line, key: a use of a name a failing import binds), or calls
+    failing rules) or one of ``uses`` (line, key: a use of a name a failing import binds, or a call
+    that puts work on a ``cuda`` device written in the file, kb.scan.scan._device_moves), or calls
     such a function, up to ``_DEPTH`` calls away. Given ``failed``, it is filled with the module's
     functions (not methods) that fail, each with its finding's key: other files' calls of them fail
     too (kb.scan.scanflow.join)."""
