@@ -326,6 +326,8 @@ Detector = Literal[
     "local-cuda-module",
     "cuda-extension-import",
     "cuda-extension-call",
+    "optional-cuda-import",
+    "optional-import-call",
     "accelerate-rng-state",
     "lightning-default-accelerator",
     "ray-gpu-resource",

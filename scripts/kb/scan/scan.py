@@ -98,6 +98,7 @@ from .scannames import (
     rank_fstring,
     ranky,
 )
+from .scanoptional import optional_imports, required
 from .scanray import gpu_resources, mentions_gpus
 from .scanreach import reached
 from .scanrules import RuleSet, ScanRule
@@ -132,6 +133,7 @@ _LITERAL_DETECTORS: tuple[Detector, ...] = (
 _LITERAL_WORDS = ("cuda", "nccl", "NCCL", "CUDA_VISIBLE_DEVICES")  # a file without these words has no literal to report
 _LITERAL_STARTS = ("cuda", "torch.cuda.", "CUDA_", "NCCL")  # a literal that may be reported starts so or holds nccl
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
+_NVCC_KEYWORDS = frozenset({"extra_cuda_cflags", "cuda_sources"})  # of cpp_extension.load and load_inline
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
 # str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
 _TEXT_METHODS = frozenset({"replace", "split", "rsplit", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
@@ -203,6 +205,13 @@ def _every_n(test: ast.expr) -> bool:
     if t is ast.UnaryOp:
         return _every_n(test.operand)  # type: ignore[attr-defined]
     return False
+
+
+def _ids_like(call: ast.Call, value: ast.expr) -> bool:
+    """``output_device=args.device_id`` beside ``device_ids=[args.device_id]``: the same index."""
+    dumped = ast.dump(value)
+    ids = (e for kw in call.keywords if kw.arg == "device_ids" for e in getattr(kw.value, "elts", ()))
+    return any(ast.dump(e) == dumped for e in ids)
 
 
 def _keyed_device_ids(node: ast.Dict | ast.Assign | ast.AnnAssign) -> ast.expr | None:
@@ -307,6 +316,7 @@ class Visitor:
             for name in dict.fromkeys(n for n in names if n in s.imported):
                 for call in instance_calls(s, name):
                     s.imported_use(name, call)
+        optional_imports(s, tree)  # before the failures are followed: its calls fail, not the import
         raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
         uses = _import_uses(s) if s.imported_uses and s.rules.raising_imports else []
         uses = sorted(uses + _device_moves(s, s.links[:direct])) if direct or s.moves else uses
@@ -333,11 +343,17 @@ class Visitor:
         reports that import: a finding, each use of the name it binds one of its places."""
         s = self.s
         taken = {key[0] for key in s.findings}
+        first: ast.stmt | None = None
         for st, name, module in extension_imports(tree, s.resolve, s.text):
             if st.lineno not in taken:
                 s.detect("cuda-extension-import", st)
                 s.imported[name] = st
                 s.extensions[(name, st.lineno)] = module  # each import: forward and backward may each import it
+                first = first or st
+        if first is not None:  # dynamicconvFunction.apply(x, w) in this file is a place of the import too
+            s.wrappers = extension_wrappers(tree, s.resolve, {name for name, _ in s.extensions})
+            for name in s.wrappers:
+                s.imported.setdefault(name, first)
 
     def arguments(
         self, function: Scope, name: str, depth: int = 0, via: tuple[ast.expr, ...] = ()
@@ -707,7 +723,8 @@ class Visitor:
 
     def extension_build(self, node: ast.Call, scope: Scope) -> None:
         """``cpp_extension.load(sources=[... .cu])`` (a name anywhere in the sources, as in
-        ``os.path.join(here, "k.cu")``), reported at the call, or ``with_cuda=True``, at the keyword: a
+        ``os.path.join(here, "k.cu")``) or with nvcc's flags (``extra_cuda_cflags=``, ``cuda_sources=``
+        of ``load_inline``), reported at the call, or ``with_cuda=True``, at the keyword: a
         CUDA build at run time. A module-level name bound to the result (``fused = load(...)``) is a
         CUDA extension: each use of it is a place of that finding."""
         sources = [k.value for k in node.keywords if k.arg == "sources"] + node.args[1:2]
@@ -719,6 +736,7 @@ class Visitor:
         flag = [
             k for k in node.keywords if k.arg == "with_cuda" and type(k.value) is ast.Constant and k.value.value is True
         ]
+        cuda = cuda or any(k.arg in _NVCC_KEYWORDS for k in node.keywords)  # nvcc's flags, load_inline's CUDA code
         if cuda or flag:
             self.s.detect("cuda-sources", node if cuda else flag[0])
             if (name := _bound_name(scope, node)) is not None:
@@ -888,6 +906,8 @@ class Visitor:
                     s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg == "device_ids" and ranky(kw.value):
                 s.detect("rank-device-index", kw)  # the argument: the part to edit
+            elif kw.arg == "output_device" and _not_zero(kw.value) and _ids_like(node, kw.value):
+                s.detect("rank-device-index", kw)  # the index device_ids= has: the part to edit too
             elif kw.arg in _RANK_KEYWORDS and ranky(kw.value) or kw.arg == "device" and rank_expr(kw.value):
                 s.detect("rank-device-index", kw)  # the argument: the part to edit
             elif kw.arg == "index" and path == "torch.device" and _not_zero(kw.value):
@@ -1018,13 +1038,16 @@ def _maps_to_rank(value: ast.expr) -> bool:
 
 def _cuda_only(s: FileScan, kept: list[Finding]) -> tuple[str, bool]:
     """Why importing this file needs CUDA: a finding of a CUDA-only rule in a statement the module
-    runs when it loads (not in a function, a class, an ``if`` or a ``try``); "" when there is none.
+    runs when it loads (not in a function, a class, an ``if`` or a ``try``, unless every handler of the
+    ``try`` raises again); "" when there is none.
     And whether that makes the file CUDA code itself (a kernel library): one that builds or imports a
     CUDA extension (that reason comes first) or defines Triton kernels."""
     if not any(f.rule in CUDA_ONLY_RULES for f in kept):
         return "", False
     plain = (ast.Try, ast.If, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-    spans = [(st.lineno, st.end_lineno or st.lineno) for st in _body(s) if not isinstance(st, plain)]
+    body = _body(s)
+    body += [inner for st in body if type(st) is ast.Try and required(st) for inner in st.body]  # re-raised
+    spans = [(st.lineno, st.end_lineno or st.lineno) for st in body if not isinstance(st, plain)]
     found = [
         f
         for f in kept
@@ -1154,11 +1177,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
     only, library = _cuda_only(s, kept if kept is not None else [])
     extensions = tuple((module, line) for (_, line), module in s.extensions.items())
     tree = s.module.node if s.module is not None else None
-    names = (
-        extension_wrappers(tree, s.resolve, {name for name, _ in s.extensions})
-        if extensions and isinstance(tree, ast.Module)
-        else ()
-    )
+    names = s.wrappers if extensions and isinstance(tree, ast.Module) else ()
     return Flows(
         s.shown,
         (*exports,),

@@ -33,6 +33,7 @@ DEVICE_RULES = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-ind
 # module itself CUDA-only: a GPU-only package imported, or a CUDA extension built, at import time
 CUDA_ONLY_RULES = frozenset(
     {"triton-import", "flash-attn-import", "transformer-engine-import", "cupy-import", "liger-kernel", "cuda-sources"}
+    | {"sageattention-import"}
     | {"cuda-extension-import"}
 )
 # of those, the ones that make the module CUDA code itself (a kernel library), not a module that imports a GPU package

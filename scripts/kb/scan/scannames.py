@@ -245,6 +245,7 @@ class FileScan:
     self_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
     # the CUDA extensions it imports (kb.scan.scanext): (bound name, line) -> module
     extensions: dict[tuple[str, int], str] = field(default_factory=dict)
+    wrappers: tuple[str, ...] = ()  # the module's names that call an extension (kb.scan.scanext.extension_wrappers)
     declared: list[str] = field(default_factory=list)  # the module names CUDAExtension(...) calls build
     # internal device calls (``m.set_device(i)``) on a receiver this file can't tell: another module's may be one
     device_calls: list[ast.Call] = field(default_factory=list)

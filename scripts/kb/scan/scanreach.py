@@ -26,10 +26,13 @@ class Reached(NamedTuple):
 
 
 def _functions(tree: ast.Module) -> Iterator[tuple[Function, ast.ClassDef | None]]:
-    """The module's functions and the methods of its classes, each with its class (None for a function)."""
+    """The module's functions, the functions defined in their bodies (a helper local to one, as
+    ``def _load_helper(name, sources)`` inside ``load()``) and the methods of its classes, each with
+    its class (None for a function)."""
     for st in tree.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield st, None
+            yield from ((f, None) for f in st.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
         elif isinstance(st, ast.ClassDef):
             yield from ((m, st) for m in st.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef)))
 
@@ -94,6 +97,7 @@ def reached(
                     grew = True
         if not grew:
             break
-    if failed is not None:
-        failed.update((name, key) for (name, owner), key in failing.items() if owner is None)
+    if failed is not None:  # what another file can import: not a function local to one
+        top = {st.name for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        failed.update((name, key) for (name, owner), key in failing.items() if owner is None and name in top)
     return list(out.values())

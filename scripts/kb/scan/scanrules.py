@@ -140,7 +140,7 @@ class PatternIndex:
         return self.any_rule
 
 
-_RAISING_DETECTORS = frozenset({"triton-launch", "cuda-extension-call"})
+_RAISING_DETECTORS = frozenset({"triton-launch", "cuda-extension-call", "optional-import-call", "cuda-sources"})
 
 
 @dataclass
