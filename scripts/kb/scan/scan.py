@@ -179,6 +179,12 @@ _SHELL_CALLS = frozenset(
     {f"subprocess.{f}" for f in ("run", "call", "check_call", "check_output", "Popen", "getoutput", "getstatusoutput")}
     | {"os.system", "os.popen"}
 )
+_RANK_NAMES, _RANK_PATHS = frozenset({"to", "cuda"}), frozenset({"torch.device", *_SET_INDEX})  # rank_index's
+# the names and paths of the calls Visitor.named_call looks at: the rest of the calls skip it
+_CALL_NAMES = _TEXT_METHODS | _INTERNAL_DEVICE_CALLS | {"startswith", "init_process_group", "nonzero", "item", "tolist"}
+_CALL_NAMES |= {"DataLoader", "compile", "save_state", "load_state", "format"}
+_CALL_PATHS = frozenset(_LOADS) | _LIGHTNING_ENTRIES | _EXTENSION_BUILDS | _SHELL_CALLS
+_CALL_PATHS |= {"torch.utils.cpp_extension.CUDAExtension"}
 
 
 def _string_parts(nodes: list[ast.expr]) -> list[tuple[ast.Constant, str]]:
@@ -258,6 +264,8 @@ class Visitor:
         self.devices = "cuda-device-string" in self.det or "init-without-backend" in self.det
         self.masks = "bool-mask-index" in self.det
         self.ranks = "rank-device-index" in self.det
+        self.call_rules_on, self.keywords_on = bool(state.rules.calls), bool(state.rules.keywords)
+        self.keyed_ids = self.ranks and "device_ids" in state.text  # a device_ids set before its call
         # A string literal is a leaf: looked at in place (no dispatch), and only in a file that has the words.
         self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
         # what calls pass to another module's functions is followed only where a device value can be written
@@ -616,29 +624,34 @@ class Visitor:
     def call(self, node: ast.Call, path: str | None, chain: str, scope: Scope, loop: bool) -> None:
         s = self.s
         func = node.func
-        method = isinstance(func, ast.Attribute)
+        method = type(func) is ast.Attribute
         name = chain.rpartition(".")[2]
-        rules = s.rules
-        if rules.calls:
+        if self.call_rules_on:
             self.call_rules(node, path, chain, scope)
-        if rules.keywords and (node.keywords or path in POSITIONAL):
+        if self.keywords_on and (node.keywords or path in POSITIONAL):
             self.keywords(node, path, chain, scope)
         if (method and name in ("to", "cuda")) or path == "torch.device":
             s.moves_to_device = True
         if not self.det:
             return
-        if self.ranks:
+        if self.ranks and (node.keywords or node.args and (name in _RANK_NAMES or path in _RANK_PATHS)):
             self.rank_index(node, path, name, method)
             if node.keywords:
                 self.held_ranks(node, scope)
-        if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
-            s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
-        if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
-            self.startswith_cuda(node, node.args[0])
         if self.devices and (node.keywords or (node.args and (name in _DEVICE_CALLS or path in _DEVICE_PATHS))):
             self.device_strings(node, path, name, method, scope)
         if self.backends and node.keywords and name != "init_process_group":  # a library's own process-group setup
             self.backend_uses(node, scope, positional=False)
+        if name in _CALL_NAMES or path in _CALL_PATHS:  # what the rest looks for: most calls are none of it
+            self.named_call(node, path, name, method, scope, loop)
+
+    def named_call(self, node: ast.Call, path: str | None, name: str, method: bool, scope: Scope, loop: bool) -> None:
+        """The calls some detector knows by name or path (``_CALL_NAMES``, ``_CALL_PATHS``)."""
+        s, func = self.s, node.func
+        if method and name in _TEXT_METHODS:  # what replace() puts in may still become a device
+            s.quiet.update(id(a) for a in node.args[: 1 if name == "replace" else None] if type(a) is ast.Constant)
+        if method and name == "startswith" and node.args and isinstance(node.args[0], ast.Constant):
+            self.startswith_cuda(node, node.args[0])
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)
@@ -816,7 +829,7 @@ class Visitor:
             for kname, expr, where in pairs:
                 if kname in self.named:
                     self.keyword_value(kname, expr, where, None, scope)
-        if self.ranks and (ids := _keyed_device_ids(node)) is not None:  # kwargs["device_ids"] = [local_rank]
+        if self.keyed_ids and (ids := _keyed_device_ids(node)) is not None:  # kwargs["device_ids"] = [local_rank]
             self.s.detect("rank-device-index", ids)
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and (attr := _self_attr(node.targets[0])):
             made = [_made_by(v) for v in _branches(node.value) if _made_by(v)]

@@ -373,8 +373,10 @@ class FileScan:
     def resolve(self, node: ast.expr) -> tuple[str | None, str]:
         """The dotted path ``node`` names after imports (None when its root is no import) and the
         access as written (``model.cuda``; ``.cuda`` when the root is an expression)."""
+        if type(node) is ast.Name:  # the most common callee, looked up at once
+            return self.aliases.get(node.id) or None, node.id
         attrs: list[str] = []
-        while isinstance(node, ast.Attribute):
+        while type(node) is ast.Attribute:
             attrs.append(node.attr)
             node = node.value
         attrs.reverse()

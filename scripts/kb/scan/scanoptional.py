@@ -13,7 +13,7 @@ raises again makes the package required: its import stays a must-change finding.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from .scannames import FileScan, Finding
 from .scanrules import ScanRule
@@ -59,42 +59,84 @@ class Guards(NamedTuple):
     """What the file does about its optional imports."""
 
     tries: dict[int, ast.Try]  # the line of each optional import -> its ``try``
+    flags: frozenset[str]  # the names the handlers of those tries bind
     guarded: list[tuple[int, int]]  # spans that run only when the import worked
     asserts: list[tuple[ast.Assert, int, int]]  # an assert of a fallback, in the function spanning lines first-last
+    simple: list[ast.stmt]  # the statements with no statement inside: a use's own statement is one
+    stops: list[tuple[ast.Raise, str]]  # a raise in an if that tests a fallback: where a TPU run stops, and the name
+
+
+_INNER = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, tuple[int, int]]]:
+    """Every statement, with the span of the innermost function it is in ((0, 0) at module level):
+    statements only, far fewer than the tree's nodes."""
+    stack: list[tuple[ast.AST, tuple[int, int]]] = [(st, (0, 0)) for st in reversed(tree.body)]
+    while stack:
+        node, span = stack.pop()
+        if isinstance(node, ast.stmt):
+            yield node, span
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                span = (node.lineno, node.end_lineno or node.lineno)
+        for field in _INNER:
+            stack += [(inner, span) for inner in reversed(getattr(node, field, ()))]
 
 
 def _optional_tries(tree: ast.Module, lines: set[int]) -> Guards:
     """The imports at ``lines`` that sit in the body of a ``try`` that carries on without them; the
-    spans of code that runs only when they worked: the ``try`` itself, each ``if`` (or conditional
-    expression) that tests a name its handlers bind (``if xops is not None``, ``if has_apex``); and
-    each ``assert`` of such a name, the line a TPU run fails at before it reaches a call."""
+    spans of code that runs only when they worked: the ``try`` itself, each ``if`` or ``while`` that
+    tests a name its handlers bind (``if xops is not None``, ``if has_apex``); and each ``assert`` of
+    such a name, the line a TPU run fails at before it reaches a call."""
     out: dict[int, ast.Try] = {}
     flags: set[str] = set()
-    for node in ast.walk(tree):
+    every = list(_statements(tree))
+    for node, _ in every:
         if type(node) is ast.Try and any(_catches_import(h) for h in node.handlers):
-            for st in node.body:
+            for st in _tried(node.body):
                 if isinstance(st, (ast.Import, ast.ImportFrom)) and st.lineno in lines:
                     out[st.lineno] = node
                     flags |= _bound(node.handlers)
     spans = [(t.lineno, t.end_lineno or t.lineno) for t in out.values()]
     asserts: list[tuple[ast.Assert, int, int]] = []
-    if not flags:
-        return Guards(out, spans, asserts)
-    functions: list[tuple[int, int]] = []
-    for n in ast.walk(tree):
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.append((n.lineno, n.end_lineno or n.lineno))
-        elif isinstance(n, (ast.If, ast.IfExp, ast.While, ast.Assert)) and _tests(n.test, flags):
-            if type(n) is not ast.Assert:
+    simple: list[ast.stmt] = []
+    stops: list[tuple[ast.Raise, str]] = []
+    for n, function in every if flags else ():
+        if isinstance(n, (ast.If, ast.While, ast.Assert)) and (flag := _tests(n.test, flags)):
+            if isinstance(n, ast.Assert):
+                asserts.append((n, *function))
+            else:
                 spans.append((n.lineno, n.end_lineno or n.lineno))
-                continue
-            inner = max((f for f in functions if f[0] <= n.lineno <= f[1]), default=(0, 0))  # innermost
-            asserts.append((n, *inner))
-    return Guards(out, spans, asserts)
+                stops += [(st, flag) for st in (*n.body, *n.orelse) if isinstance(st, ast.Raise)]
+        if not any(getattr(n, field, None) for field in _INNER):
+            simple.append(n)
+    return Guards(out, frozenset(flags), spans, asserts, simple, stops)
 
 
-def _tests(test: ast.expr, names: set[str]) -> bool:
-    return any(type(x) is ast.Name and x.id in names for x in ast.walk(test))
+def _tests(test: ast.expr, names: set[str] | frozenset[str]) -> str:
+    """The first of ``names`` the test reads, or ""."""
+    return next((x.id for x in ast.walk(test) if type(x) is ast.Name and x.id in names), "")
+
+
+def _tried(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a ``try`` body, and those of the ``if`` blocks in it (``if ENABLED: import x``)."""
+    for st in body:
+        yield st
+        if type(st) is ast.If:
+            yield from _tried([*st.body, *st.orelse])
+
+
+def _chosen(use: ast.Call, guards: Guards) -> bool:
+    """The use is an arm of a conditional expression that tests a fallback (``xops.f(q) if HAS_XOPS
+    else q``): looked for in the use's own statement only."""
+    line = use.lineno
+    for st in guards.simple:
+        if st.lineno <= line <= (st.end_lineno or st.lineno):
+            for n in ast.walk(st):
+                if type(n) is ast.IfExp and _tests(n.test, guards.flags):
+                    if any(x is use for x in ast.walk(n.body)) or any(x is use for x in ast.walk(n.orelse)):
+                        return True
+    return False
 
 
 def _name(use: ast.AST) -> str:
@@ -109,7 +151,7 @@ def optional_imports(s: FileScan, tree: ast.Module) -> None:
     """Rewrite ``s.findings`` for the imports of GPU-only packages that a ``try`` makes optional."""
     keys = [k for k in s.findings if k[2] in s.rules.raising_imports and k[2] not in _NOT_GPU]
     calls, reviews = s.rules.detectors.get(CALL_RULE, ()), s.rules.detectors.get(IMPORT_RULE, ())
-    if not keys or not calls or not reviews:
+    if not calls or not reviews or all(k[1] == 1 for k in keys):  # an import in a try is indented
         return
     guards = _optional_tries(tree, {k[0] for k in keys})
     tries = guards.tries
@@ -141,7 +183,8 @@ def _said(message: str, old: Finding) -> str:
 def _report_uses(s: FileScan, dropped: set[int], guards: Guards, rule: ScanRule) -> None:
     """One must-change finding per line that calls a name an optional import binds, outside the
     code that runs only when the import worked (and unless a finding already stands there); at
-    the ``assert`` of a fallback instead, when one comes before the call in its function."""
+    the ``assert`` of a fallback instead, when one comes before the call in its function; and at
+    each ``raise`` in an ``if`` that tests a fallback, where a TPU run stops."""
     taken = {k[:2] for k in s.findings}
     done: set[int] = set()
     for statement, use in s.imported_uses:
@@ -149,7 +192,7 @@ def _report_uses(s: FileScan, dropped: set[int], guards: Guards, rule: ScanRule)
         if at not in dropped or type(use) is not ast.Call or _name(use) not in s.imported:
             continue
         line, column, _ = s.position(use)
-        if any(a <= line <= b for a, b in guards.guarded):
+        if any(a <= line <= b for a, b in guards.guarded) or _chosen(use, guards):
             continue
         before = [a for a, first, last in guards.asserts if first <= a.lineno < line <= last]
         node: ast.AST = max(before, key=lambda a: a.lineno) if before else use
@@ -160,3 +203,10 @@ def _report_uses(s: FileScan, dropped: set[int], guards: Guards, rule: ScanRule)
         s.add(node, rule)
         f = s.findings[(line, column, rule.id)]
         s.findings[(line, column, rule.id)] = f._replace(message=f"{f.message} (`{_name(use)}`, imported at line {at})")
+    for stop, flag in guards.stops:  # if not XFORMERS_AVAILABLE: raise ...
+        line, column, _ = s.position(stop)
+        if line not in done and (line, column) not in taken:
+            done.add(line)
+            s.add(stop, rule)
+            f = s.findings[(line, column, rule.id)]
+            s.findings[(line, column, rule.id)] = f._replace(message=f"{f.message} (a raise on `{flag}`)")
