@@ -2,11 +2,13 @@
 
 Code keeps a CUDA-only kernel optional with a ``try`` whose ``except ImportError`` carries on
 (``flash_attn_func = None``, ``HAS_XFORMERS = False``, ``pass``): on a TPU host the import fails
-quietly. The import is right as written; what fails is each line that calls or reads a name it
-binds, when the path that makes it runs. So the must-change finding of such an import (a rule that
-matches ``imports``) becomes, once per ``try`` and rule, a review finding at its first import
-(``optional-cuda-import``), and each line that uses a name one of its imports binds becomes a
-must-change finding of its own (``optional-import-call``), which names the import. A handler that
+quietly. The import is right as written; what fails is each line that calls a name it binds, when
+the path that makes it runs. So the must-change finding of such an import (a rule that matches
+``imports``) becomes, once per ``try`` and rule, a review finding at its first import
+(``optional-cuda-import``), and each line that calls a name one of its imports binds becomes a
+must-change finding of its own (``optional-import-call``), which names the import: unless the call
+runs only when the import worked (inside the ``try``, behind a test of a name the handler binds),
+and at the ``assert`` or ``raise`` on such a name where one stops the run first. A handler that
 raises again makes the package required: its import stays a must-change finding.
 """
 
