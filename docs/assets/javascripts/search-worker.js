@@ -236,8 +236,23 @@
   // Before Material builds its index: either the stored index is loaded (the tables highlighting
   // reads are filled later, tablesOnDemand), or the built one is stored once the worker has
   // answered that it is ready.
+  // 4. lunr's TokenSet names a node by its edges' labels and its children's ids run together
+  // (label "1" to node 23 and label "12" to node 3 both read "123"), so two different nodes can
+  // be merged while the set is built: with digits among the labels (a version such as "1.0.6" in
+  // the index) the set then holds words the index does not, and a query that reaches one ("5")
+  // throws in Index.query and finds nothing. A separator between label and id makes names unique.
+  function uniqueNodeNames(lunr) {
+    lunr.TokenSet.prototype.toString = function () {
+      var str = this.final ? "1" : "0"; // not kept: a node still gains edges while the set is built
+      var labels = Object.keys(this.edges).sort();
+      for (var i = 0; i < labels.length; i++) str += "\u0000" + labels[i] + "\u0001" + this.edges[labels[i]].id;
+      return str;
+    };
+  }
+
   function prepare(data) {
     var lunr = self.lunr;
+    uniqueNodeNames(lunr);
     var builder = lunr.Builder.prototype;
     var add = builder.add;
     var build = builder.build;
