@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .scanflow import Flows, file_of, module_tails
 from .scannames import Finding, calls_of
+from .scanoptional import fallbacks
 from .scanrules import RuleSet
 
 if TYPE_CHECKING:
@@ -58,21 +59,19 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
     that may be extensions: name -> (statement, module). An optional import, one whose ``except``
     binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses;
     unless the module is a known extension (``_KNOWN``)."""
-    statements, fallbacks, stack = [], set(), list(reversed(tree.body))
+    statements, bound, stack = [], set[str](), list(reversed(tree.body))
     while stack:
         st = stack.pop()
         if isinstance(st, (ast.Try, ast.If)):
             inner = [*st.body, *st.orelse, *getattr(st, "finalbody", ())]
             for h in getattr(st, "handlers", ()):
                 inner += h.body
-                fallbacks |= {
-                    t.id for a in h.body if isinstance(a, ast.Assign) for t in a.targets if isinstance(t, ast.Name)
-                }
+            bound |= fallbacks(getattr(st, "handlers", []))
             stack += reversed(inner)  # in the order written: a later import of a name wins, as it runs later
         else:
             statements.append(st)
     found = _imported(statements)
-    return {name: at for name, at in found.items() if name not in fallbacks or _known(at[1])}
+    return {name: at for name, at in found.items() if name not in bound or _known(at[1])}
 
 
 def _known(module: str) -> bool:

@@ -32,21 +32,26 @@ Key = tuple[int, int, str]
 _NOT_GPU = frozenset({"torch-xla-import"})
 
 
+def _raises(handler: ast.ExceptHandler) -> bool:
+    return any(isinstance(st, ast.Raise) for st in handler.body)
+
+
 def _catches_import(handler: ast.ExceptHandler) -> bool:
     """The handler catches a failed import (or everything) and does not raise again."""
     kinds = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     names = {k.id if isinstance(k, ast.Name) else k.attr if isinstance(k, ast.Attribute) else "" for k in kinds if k}
     caught = handler.type is None or bool(names & _CAUGHT)
-    return caught and not any(isinstance(st, ast.Raise) for st in handler.body)
+    return caught and not _raises(handler)
 
 
 def required(node: ast.Try) -> bool:
     """Every handler of the ``try`` raises again: what its body imports, the module needs."""
-    return bool(node.handlers) and all(any(isinstance(st, ast.Raise) for st in h.body) for h in node.handlers)
+    return bool(node.handlers) and all(_raises(h) for h in node.handlers)
 
 
-def _bound(handlers: list[ast.ExceptHandler]) -> set[str]:
-    """The names the handlers bind: the fallbacks and flags code tests before it takes the path."""
+def fallbacks(handlers: list[ast.ExceptHandler]) -> set[str]:
+    """The names the handlers bind: the fallbacks and flags code tests before it takes the path
+    (``except ImportError: flash_attn_func = None``)."""
     return {
         t.id
         for h in handlers
@@ -98,7 +103,7 @@ def _optional_tries(tree: ast.Module, lines: set[int]) -> Guards:
             for st in _tried(node.body):
                 if isinstance(st, (ast.Import, ast.ImportFrom)) and st.lineno in lines:
                     out[st.lineno] = node
-                    flags |= _bound(node.handlers)
+                    flags |= fallbacks(node.handlers)
     spans = [(t.lineno, t.end_lineno or t.lineno) for t in out.values()]
     asserts: list[tuple[ast.Assert, int, int]] = []
     simple: list[ast.stmt] = []
@@ -189,26 +194,23 @@ def _report_uses(s: FileScan, dropped: set[int], guards: Guards, rule: ScanRule)
     each ``raise`` in an ``if`` that tests a fallback, where a TPU run stops."""
     taken = {k[:2] for k in s.findings}
     done: set[int] = set()
+
+    def report(node: ast.AST, note: str) -> None:
+        line, column, _ = s.position(node)
+        if line not in done and (line, column) not in taken:
+            done.add(line)
+            s.add(node, rule)
+            f = s.findings[(line, column, rule.id)]
+            s.findings[(line, column, rule.id)] = f._replace(message=f"{f.message} ({note})")
+
     for statement, use in s.imported_uses:
         at = getattr(statement, "lineno", 0)
         if at not in dropped or type(use) is not ast.Call or _name(use) not in s.imported:
             continue
-        line, column, _ = s.position(use)
+        line = s.position(use)[0]
         if any(a <= line <= b for a, b in guards.guarded) or _chosen(use, guards):
             continue
         before = [a for a, first, last in guards.asserts if first <= a.lineno < line <= last]
-        node: ast.AST = max(before, key=lambda a: a.lineno) if before else use
-        line, column, _ = s.position(node)
-        if line in done or (line, column) in taken:
-            continue
-        done.add(line)
-        s.add(node, rule)
-        f = s.findings[(line, column, rule.id)]
-        s.findings[(line, column, rule.id)] = f._replace(message=f"{f.message} (`{_name(use)}`, imported at line {at})")
+        report(max(before, key=lambda a: a.lineno) if before else use, f"`{_name(use)}`, imported at line {at}")
     for stop, flag in guards.stops:  # if not XFORMERS_AVAILABLE: raise ...
-        line, column, _ = s.position(stop)
-        if line not in done and (line, column) not in taken:
-            done.add(line)
-            s.add(stop, rule)
-            f = s.findings[(line, column, rule.id)]
-            s.findings[(line, column, rule.id)] = f._replace(message=f"{f.message} (a raise on `{flag}`)")
+        report(stop, f"a raise on `{flag}`")
