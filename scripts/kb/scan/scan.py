@@ -102,6 +102,7 @@ from .scanoptional import optional_imports, required
 from .scanray import gpu_resources, mentions_gpus
 from .scanreach import reached
 from .scanrules import RuleSet, ScanRule
+from .scansettings import reads, settings
 from .scantriton import kernels, launches
 
 if TYPE_CHECKING:
@@ -273,6 +274,7 @@ class Visitor:
         self.backends = self.devices and "backend" in state.text  # a backend= that may carry an nccl string
         self.placed: set[int] = set()  # ids of the expressions read as a device place
         self.methods: list[tuple[ast.Call, ast.AST]] = []  # self.f(...) calls, each with the function it is in
+        self.handed: list[tuple[ast.Call, ast.AST, ast.expr]] = []  # calls given a name or an attribute
         # a keyword rule's argument that is a parameter (the rule, its name, where, the function)
         self.pending_keywords: list[tuple[ScanRule, str, ast.AST, Scope]] = []
         # the keywords a rule with a value and no call path matches that the file names: they may be
@@ -326,12 +328,12 @@ class Visitor:
                     s.imported_use(name, call)
         optional_imports(s, tree)  # before the failures are followed: its calls fail, not the import
         raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
-        uses = _import_uses(s) if s.imported_uses and s.rules.raising_imports else []
+        uses = _import_uses(s) if s.imported_uses else []
         uses = sorted(uses + _device_moves(s, s.links[:direct])) if direct or s.moves else uses
         if raising or uses:
             calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
             # the calls of a function failing inside, and the module's functions that do (for other files)
-            s.reached = reached(tree, raising, calls + self.methods, uses, s.failed)
+            s.reached = reached(tree, raising, calls + self.methods, uses, s.failed, self.handed)
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""
@@ -440,6 +442,8 @@ class Visitor:
         lits = self.lits
         for arg in node.args:
             t = type(arg)
+            if t is ast.Name or t is ast.Attribute:  # f(worker), timer.start(self.sync): may run it later
+                self.handed.append((node, scope.node, arg))
             if t not in _LEAVES:
                 self.visit(arg, scope, loop)
             elif lits and t is _CONSTANT:
@@ -450,6 +454,8 @@ class Visitor:
         for kw in node.keywords:
             v = kw.value
             t = type(v)
+            if t is ast.Name or t is ast.Attribute:
+                self.handed.append((node, scope.node, v))
             if t not in _LEAVES:
                 self.visit(v, scope, loop)
             elif lits and t is _CONSTANT:
@@ -990,12 +996,17 @@ def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
 
 
 def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
-    """(line, finding key) of each use of a name that a must-change import binds (``flash_attn_func``)."""
-    at = {key[:2]: key for key in s.findings if key[2] in s.rules.raising_imports}
+    """(line, finding key) of each use of a name that a must-change import binds (``flash_attn_func``),
+    or that a failing call made (``starter = torch.cuda.Event()``, then ``starter.record()``)."""
+    failing = s.rules.raising_imports | s.rules.raising
+    at: dict[tuple[int, int], tuple[int, int, str]] = {}
+    for key in s.findings:  # a catch-all rule (torch.cuda.*) gives way to one for the name, as in the report
+        if key[2] in failing and (key[:2] not in at or at[key[:2]][2] in s.rules.broad):
+            at[key[:2]] = key
     out = []
     for spoke, use in s.imported_uses:
-        if (key := at.get(s.position(spoke)[:2])) is not None:
-            out.append((s.position(use)[0], key))
+        if (spoken := at.get(s.position(spoke)[:2])) is not None:
+            out.append((s.position(use)[0], spoken))
     return sorted(out)
 
 
@@ -1208,6 +1219,8 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         _device_modules(s) if s.module is not None and _picks_device_module(s) else (),
         _device_calls(s, scanned),
         tuple((name, *key) for name, key in s.failed.items()),
+        settings(s, kept or [], frozenset(r.id for r in s.rules.detectors.get("nccl-string", ()))),
+        reads(s),
     )
 
 
@@ -1298,7 +1311,31 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
             calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
             made = tuple(s.position(c) for c in instance_calls(s, name))
             out.append(Bound(parts, False, imported, name, calls, made))
+    inherited = _inherited_calls(s, {b.bound for b in out}) if s.self_calls and out else {}
+    for b in list(out):  # class Dist(OptLM): self.sync() calls OptLM.sync, which another file defines
+        for method, found in inherited.get(b.bound, {}).items():
+            out.append(Bound(b.module, b.exact, f"{b.name}.{method}", b.bound, tuple(found)))
     return tuple(out)
+
+
+def _inherited_calls(s: FileScan, bases: set[str]) -> dict[str, dict[str, list[tuple[int, int, str]]]]:
+    """For each imported name a class of the module derives from: the ``self.method()`` calls in that
+    class of a method it does not define itself, by the method's name."""
+    out: dict[str, dict[str, list[tuple[int, int, str]]]] = {}
+    for cls in _body(s):
+        if type(cls) is not ast.ClassDef:
+            continue
+        named = [b.id for b in cls.bases if type(b) is ast.Name and b.id in bases]
+        if not named:
+            continue
+        own = {st.name for st in cls.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        first, last = cls.lineno, cls.end_lineno or cls.lineno
+        for method, calls in s.self_calls.items():
+            if method not in own:
+                inside = [s.position(c) for c in calls if first <= c.lineno <= last]
+                if inside:
+                    out.setdefault(named[0], {}).setdefault(method, []).extend(inside)
+    return out
 
 
 def _returns(s: FileScan) -> list[Returned]:

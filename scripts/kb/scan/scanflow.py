@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from .scannames import Finding
 from .scanrules import RuleSet
+from .scansettings import Read, Setting
 
 if TYPE_CHECKING:
     from ..core.schema import Detector
@@ -138,6 +139,8 @@ class Flows(NamedTuple):
     device_modules: tuple[str, ...] = ()  # its module-level names that are the device module picked by name
     device_calls: tuple[DeviceCall, ...] = ()  # internal device calls on a name another module may define
     failing: tuple[tuple[str, int, int, str], ...] = ()  # its functions that fail inside: name, finding's key
+    settings: tuple[Setting, ...] = ()  # its defaults of settings that are findings (kb.scan.scansettings)
+    reads: tuple[Read, ...] = ()  # the settings it gives to a keyword a rule looks for
 
 
 def module_of(path: str) -> tuple[str, ...]:
@@ -223,6 +226,34 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
                     )
                 )
     return sorted(findings + extra) if extra else findings
+
+
+def imported_elsewhere(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
+    """The findings, each import of a GPU package at the top of a scanned module (its ``cuda_only``
+    reason, when the module is not CUDA code itself) with each import of that module in another scanned
+    file, and the calls of what that import binds, as places: loading the module fails there."""
+    why = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only and not fl.library}
+    if not why:
+        return findings
+    tails = module_tails(flows)
+    lasts = {module_of(p)[-1] for p in why if module_of(p)}
+    extra: dict[str, set[tuple[str, int, int]]] = {}
+    for fl in flows:
+        for imp in fl.imports:
+            if all(lasts.isdisjoint(m) for m in imp.modules):
+                continue  # no part of it names one of those modules: most imports
+            there = _first_file(tails, fl.path, imp)
+            if there in why and there != fl.path:
+                places = {(fl.path, imp.line, imp.column), *((fl.path, ln, col) for ln, col in _calls_of(fl, imp))}
+                extra.setdefault(there, set()).update(places)
+    if not extra:
+        return findings
+    out = []
+    for f in findings:
+        if f.path in extra and why[f.path] == f"{f.code} at line {f.line}":
+            f = f._replace(elsewhere=tuple(sorted({*f.elsewhere, *extra.pop(f.path)})), how="followed")
+        out.append(f)
+    return out
 
 
 def _calls_of(fl: Flows, imp: Imported) -> tuple[tuple[int, int], ...]:

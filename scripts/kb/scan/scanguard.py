@@ -15,7 +15,8 @@ call's value is stored in (``use_cuda = torch.cuda.is_available()``, then ``if u
 It is CUDA-only when it calls a ``torch.cuda`` API that a must-change rule reports and no fix
 rewrites (``get_device_capability``, ``manual_seed``, ``is_bf16_supported``...). A device or a
 process group built there (``f"cuda:{rank}"``, DDP's ``device_ids``) does not count: such a guard
-picks what the TPU needs too, so it stays must-change."""
+picks what the TPU needs too, so it stays must-change; so does an ``if`` whose ``else`` sets what its
+body sets (``device = "cuda:0"``, else ``device = "cpu"``): a TPU host takes the other value."""
 
 from __future__ import annotations
 
@@ -230,11 +231,13 @@ def soften_logged(
 
 def cuda_only_guards(
     tree: ast.Module, probes: set[tuple[int, int]], blockers: list[tuple[int, int]], line: Callable[[int], str]
-) -> set[tuple[int, int]]:
+) -> tuple[set[tuple[int, int]], set[tuple[int, int]]]:
     """Of the probe calls at ``probes`` (line, character column), those whose guarded code holds a
-    blocker (line, character column of a finding the fixer leaves)."""
+    blocker (line, character column of a finding the fixer leaves): the guards, and the tests that
+    pick a value (``_picks``), which a rename alone would send into the blocker."""
     wanted = {line for line, _ in probes}
     out: set[tuple[int, int]] = set()
+    picks: set[tuple[int, int]] = set()
     for parents in _parents(tree, wanted):
         for node in parents:
             if not isinstance(node, ast.Call) or node.lineno not in wanted:
@@ -243,11 +246,29 @@ def cuda_only_guards(
             if at not in probes:
                 continue
             spans = _guarded_spans(node, parents)
-            for number, column in blockers:
-                if _inside(spans, number, column, line):
-                    out.add(at)
-                    break
-    return out
+            if any(_inside(spans, number, column, line) for number, column in blockers):
+                (picks if _picks(node, parents) else out).add(at)
+    return out, picks
+
+
+def _picks(call: ast.Call, parents: dict[ast.AST, ast.AST]) -> bool:
+    """``call`` is the test of an ``if`` whose ``else`` sets a name its body sets too (``device =
+    "cuda:0"``, else ``device = "cpu"``): the test picks a value, and a TPU host gets the other one."""
+    parent = parents.get(call)
+    if not isinstance(parent, ast.If) or parent.test is not call or not parent.orelse:
+        return False
+    return bool(_assigned(parent.body) & _assigned(parent.orelse))
+
+
+def _assigned(body: list[ast.stmt]) -> set[str]:
+    return {
+        t.id
+        for st in body
+        for n in ast.walk(st)
+        if isinstance(n, ast.Assign)
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
 
 
 def apply_guards(
@@ -261,11 +282,13 @@ def apply_guards(
     if not guard or not probes:
         return findings
     blockers = [(f.line, f.column) for f in findings if f.rule in rules.cuda_only and f.severity == "must-change"]
-    found = cuda_only_guards(tree, probes, blockers, line) if blockers else set()
+    found, picks = cuda_only_guards(tree, probes, blockers, line) if blockers else (set(), set())
     g = guard[0]
     out = [
         f._replace(rule=g.id, code=g.code, severity=g.severity, message=g.message, suggestion=g.suggestion, link=g.link)
         if (f.line, f.column) in found and f.rule in probe_rules
+        else f._replace(manual=True)  # must-change, but renamed alone it would run the CUDA-only code
+        if (f.line, f.column) in picks and f.rule in probe_rules
         else f
         for f in findings
     ]

@@ -38,6 +38,7 @@ def _functions(tree: ast.Module) -> Iterator[tuple[Function, ast.ClassDef | None
 
 
 Key = tuple[int, int, str]
+Callee = tuple[str, ast.ClassDef | None]
 
 
 def _first_failure(fn: Function, keys: list[Key], uses: Sequence[tuple[int, Key]]) -> Key | None:
@@ -49,7 +50,7 @@ def _first_failure(fn: Function, keys: list[Key], uses: Sequence[tuple[int, Key]
     return found or next((k for line, k in uses if start <= line <= end), None)
 
 
-def _callee(call: ast.Call, owner: ast.ClassDef | None) -> tuple[str, ast.ClassDef | None] | None:
+def _callee(call: ast.Call, owner: ast.ClassDef | None) -> Callee | None:
     """What a call names: a plain function (``f()``), or a method of the class it sits in (``self.f()``)."""
     func = call.func
     if isinstance(func, ast.Name):
@@ -65,14 +66,16 @@ def reached(
     calls: list[tuple[ast.Call, ast.AST]],
     uses: Sequence[tuple[int, Key]] = (),
     failed: dict[str, Key] | None = None,
+    handed: Sequence[tuple[ast.Call, ast.AST, ast.expr]] = (),
 ) -> list[Reached]:
     """Each of ``calls`` (a call of a plain name or of ``self.name``, with the function or module it
     is in) of a function of ``tree`` whose body has one of the findings ``keys`` (sorted, those of
     failing rules) or one of ``uses`` (line, key: a use of a name a failing import binds, or a call
     that puts work on a ``cuda`` device written in the file, kb.scan.scan._device_moves), or calls
-    such a function, up to ``_DEPTH`` calls away. Given ``failed``, it is filled with the module's
-    functions (not methods) that fail, each with its finding's key: other files' calls of them fail
-    too (kb.scan.scanflow.join)."""
+    such a function, up to ``_DEPTH`` calls away; so is each of ``handed`` (a call given a name or an
+    attribute, with where it is) that is handed such a function to run. Given ``failed``, it is filled with the module's
+    functions and classes that fail, and the methods of its classes that do (``Class.method``), each
+    with its finding's key: other files' calls of them fail too (kb.scan.scanflow.join)."""
     functions = list(_functions(tree))
     failing: dict[tuple[str, ast.ClassDef | None], Key] = {}
     for fn, owner in functions:
@@ -81,23 +84,54 @@ def reached(
     if not failing:
         return []
     owners = {id(fn): owner for fn, owner in functions}
+    classes = [st for st in tree.body if isinstance(st, ast.ClassDef)]
+    # each call with what it calls: its callee, or a function handed to it to run (a callback, a thread's target)
+    named = [(call, where, _callee(call, owners.get(id(where)))) for call, where in calls]
+    named += [(call, where, callee) for call, where, arg in handed if (callee := _handed(arg, where, owners))]
     out: dict[int, Reached] = {}
     for _ in range(_DEPTH):
+        _constructors(classes, failing)
         grew = False
-        for call, where in calls:
-            owner = owners.get(id(where))
-            named = _callee(call, owner)
-            key = failing.get(named) if named is not None else None
+        for call, where, callee in named:
+            key = failing.get(callee) if callee is not None else None
             if key is None or id(call) in out:
                 continue
             out[id(call)] = Reached(key, call)
             if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)) and id(where) in owners:
+                owner = owners[id(where)]
                 if (where.name, owner) not in failing:  # a function that calls one fails where it is called too
                     failing[(where.name, owner)] = key
                     grew = True
         if not grew:
             break
+    _constructors(classes, failing)
     if failed is not None:  # what another file can import: not a function local to one
-        top = {st.name for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        top = {st.name for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))}
         failed.update((name, key) for (name, owner), key in failing.items() if owner is None and name in top)
+        # a method of a module-level class, which a class in another file may inherit: Class.method
+        failed.update((f"{owner.name}.{name}", key) for (name, owner), key in failing.items() if owner in classes)
     return list(out.values())
+
+
+def _constructors(classes: list[ast.ClassDef], failing: dict[tuple[str, ast.ClassDef | None], Key]) -> None:
+    """A class whose ``__init__`` fails fails where it is made: ``CifarLoader(...)`` is a call of it."""
+    for cls in classes:
+        key = failing.get(("__init__", cls)) or failing.get(("__post_init__", cls))
+        if key is not None:
+            failing.setdefault((cls.name, None), key)
+
+
+def _handed(arg: ast.expr, where: ast.AST, owners: dict[int, ast.ClassDef | None]) -> Callee | None:
+    """The function of the module or method of the class that ``arg``, given to a call in ``where``,
+    names (``timer.start(self.sync)``, ``Thread(target=copy_worker)``): the call may run it later. A
+    parameter of ``where`` holds what its caller gives, and a function handing itself on is not a call."""
+    if type(arg) is ast.Name:
+        if isinstance(where, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = where.args
+            if arg.id == where.name or any(p.arg == arg.id for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)):
+                return None
+        return arg.id, None
+    if type(arg) is ast.Attribute and type(arg.value) is ast.Name and arg.value.id in ("self", "cls"):
+        owner = owners.get(id(where))
+        return (arg.attr, owner) if owner is not None else None
+    return None

@@ -40,10 +40,19 @@ from .rulecache import cached_rules
 from .scan import scan_file_flows, scan_source
 from .scanconfig import CODE, FAIL_ON, ConfigError, ScanConfig, find_config, read_config, selected
 from .scanext import report_extensions
-from .scanflow import Flows, device_module_calls, join, local_modules, module_names, own_package_imports
+from .scanflow import (
+    Flows,
+    device_module_calls,
+    imported_elsewhere,
+    join,
+    local_modules,
+    module_names,
+    own_package_imports,
+)
 from .scannames import Finding
 from .scanreport import concise_report, json_report, sarif_report, text_report
 from .scanrules import RuleSet, load_rules, rule_files
+from .scansettings import read_elsewhere
 from .scanwalk import UsageError, collect
 
 PARALLEL_FROM = 64  # fewer files than this are scanned in this process (starting workers costs more)
@@ -395,7 +404,9 @@ def scan_all(
         print("\r" + " " * 40 + "\r", end="", file=sys.stderr, flush=True)
     findings, flows = report_extensions(sorted(findings), flows, rules)
     findings = device_module_calls(own_package_imports(findings, flows, rules), flows, rules)
-    return local_modules(join(findings, flows), flows, rules), problems  # sorted: files sorted, each file's too
+    findings = read_elsewhere(findings, [(fl.path, fl.settings, fl.reads) for fl in flows])
+    findings = imported_elsewhere(local_modules(join(findings, flows), flows, rules), flows)
+    return findings, problems  # sorted: files sorted, each file's too
 
 
 def _progress(done: int, total: int) -> None:
