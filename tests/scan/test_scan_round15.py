@@ -195,3 +195,23 @@ class Own(OptLM):
     findings = scan_tree(tmp_path, real, files)
     (sync,) = [f for f in findings if f.rule == "cuda-synchronize"]
     assert {(Path(p).name, line) for p, line, _ in sync.elsewhere} == {("dist.py", 5)}
+
+
+def test_an_implementation_named_cuda_and_only_compared_is_no_device(real: RuleSet):
+    """stylegan3's ``impl='cuda'``: an option that picks the fused kernel, checked with ``impl in
+    ['ref', 'cuda']`` and ``impl == 'cuda'`` beside a device test. It sends nothing to a GPU, so neither
+    the default nor the list is a device string; ``x.device.type in ("cuda", "xpu")`` is a device test."""
+    code = """\
+import torch
+
+def bias_act(x, impl="cuda"):
+    assert impl in ["ref", "cuda"]
+    if x.device.type in ("cuda", "xpu"):
+        return x
+    return x
+
+def zeros(device="cuda"):
+    return torch.zeros(2, device=device)
+"""
+    found = {(f.line, f.rule) for f in scan_source(code, "t.py", real)}
+    assert found == {(5, "cuda-compare"), (9, "cuda-device-string")}

@@ -493,6 +493,12 @@ class Visitor:
                 self.s.quiet.add(id(operand))
             elif isinstance(operand, ast.Constant) and operand.value == "cpu":
                 self.s.device_tests.append(node)
+        for op, listed in zip(node.ops, node.comparators, strict=True):  # kind in ("cuda", "xpu"), impl in [...]
+            if type(op) in (ast.In, ast.NotIn) and type(listed) in (ast.List, ast.Tuple, ast.Set):
+                cudas = [e for e in listed.elts if type(e) is ast.Constant and is_cuda(e.value)]  # type: ignore[attr-defined]
+                self.s.quiet.update(id(e) for e in cudas)  # a choice checked, not a device written
+                if cudas and _device_like(node.left) and id(node) not in self.s.arms:
+                    self.s.detect("cuda-compare", node)
         if self.ranks and len(node.comparators) == 1 and _index_is_rank(node.left, node.comparators[0]):
             self.s.detect("rank-device-index", node)  # device.index != local_rank: expects index = rank
         self.children(node, scope, loop)
@@ -603,9 +609,10 @@ class Visitor:
             if type(dec) is ast.Call:
                 self.s.decorated[id(dec)] = node  # type: ignore[assignment]  # a def: lambdas have no decorators
             self.visit(dec, scope, loop)
-        for default in [*node.args.defaults, *node.args.kw_defaults]:
-            if default is not None:
-                self.visit(default, scope, loop)
+        for name, default in _defaults(node.args):
+            if type(default) is ast.Constant and is_cuda(default.value) and _only_compared(node, name):
+                self.s.quiet.add(id(default))  # impl="cuda", only ever compared: an option, not a device
+            self.visit(default, scope, loop)
         inner = Scope(node, scope)
         for st in node.body if isinstance(node.body, list) else [node.body]:
             self.visit(st, inner, False)
@@ -1113,6 +1120,26 @@ def _breaks_graph(fn: ast.AST) -> bool:
             if name in ("item", "tolist", "print", "precision"):
                 return True
     return False
+
+
+def _defaults(args: ast.arguments) -> list[tuple[str, ast.expr]]:
+    """(parameter name, default) of each parameter with a default."""
+    positional = [*args.posonlyargs, *args.args]
+    out = [(a.arg, d) for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)]
+    return out + [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+
+
+def _only_compared(fn: ast.AST, name: str) -> bool:
+    """``name`` is read in ``fn`` and only ever as an operand of a comparison (``impl == "cuda"``)."""
+    compared = {id(o) for n in ast.walk(fn) if type(n) is ast.Compare for o in (n.left, *n.comparators)}
+    reads = [n for n in ast.walk(fn) if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Load]
+    return bool(reads) and all(id(n) in compared for n in reads)
+
+
+def _device_like(node: ast.expr) -> bool:
+    """An expression that reads as a device or its kind: ``x.device.type``, ``device``, ``self.device_type``."""
+    text = node.attr if type(node) is ast.Attribute else node.id if type(node) is ast.Name else ""
+    return text == "type" or "device" in text.lower()
 
 
 def _body(s: FileScan) -> list[ast.stmt]:
