@@ -223,20 +223,27 @@ def _ids_like(call: ast.Call, value: ast.expr) -> bool:
 
 def _keyed_device_ids(node: ast.Dict | ast.Assign | ast.AnnAssign) -> ast.expr | None:
     """The rank-indexed value of a ``device_ids`` set before the call: ``kwargs["device_ids"] =
-    [local_rank]`` or ``{"device_ids": [rank]}`` (then ``DistributedDataParallel(model, **kwargs)``)."""
-    values: list[ast.expr] = []
+    [local_rank]`` or ``{"device_ids": [rank]}`` (then ``DistributedDataParallel(model, **kwargs)``);
+    or the rank in a ``device_map`` set so: ``kwargs["device_map"] = {"": int(os.environ["LOCAL_RANK"])}``."""
+    values: list[tuple[str, ast.expr]] = []
+    keys = ("device_ids", "device_map")
     if isinstance(node, ast.Dict):
-        values = [v for k, v in zip(node.keys, node.values, strict=True) if _is_key(k, "device_ids")]
+        values = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True) if _is_key(k, *keys)]  # type: ignore[union-attr]
     elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript):
-        values = [node.value] if _is_key(node.targets[0].slice, "device_ids") else []
-    for v in values:
-        if isinstance(v, (ast.List, ast.Tuple)) and any(_not_zero(e) for e in v.elts) or ranky(v):
+        key = node.targets[0].slice
+        values = [(key.value, node.value)] if _is_key(key, *keys) else []  # type: ignore[attr-defined]
+    for name, v in values:
+        if name == "device_map":
+            entries = v.values if isinstance(v, ast.Dict) else [v]
+            if (rank := next((e for e in entries if rank_expr(e)), None)) is not None:
+                return rank
+        elif isinstance(v, (ast.List, ast.Tuple)) and any(_not_zero(e) for e in v.elts) or ranky(v):
             return v
     return None
 
 
-def _is_key(node: ast.expr | None, key: str) -> bool:
-    return isinstance(node, ast.Constant) and node.value == key
+def _is_key(node: ast.expr | None, *keys: str) -> bool:
+    return isinstance(node, ast.Constant) and node.value in keys
 
 
 def _not_zero(node: ast.expr) -> bool:
@@ -266,7 +273,9 @@ class Visitor:
         self.masks = "bool-mask-index" in self.det
         self.ranks = "rank-device-index" in self.det
         self.call_rules_on, self.keywords_on = bool(state.rules.calls), bool(state.rules.keywords)
-        self.keyed_ids = self.ranks and "device_ids" in state.text  # a device_ids set before its call
+        self.keyed_ids = self.ranks and (
+            "device_ids" in state.text or "device_map" in state.text
+        )  # set before its call
         # A string literal is a leaf: looked at in place (no dispatch), and only in a file that has the words.
         self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
         # what calls pass to another module's functions is followed only where a device value can be written
@@ -275,6 +284,7 @@ class Visitor:
         self.placed: set[int] = set()  # ids of the expressions read as a device place
         self.methods: list[tuple[ast.Call, ast.AST]] = []  # self.f(...) calls, each with the function it is in
         self.handed: list[tuple[ast.Call, ast.AST, ast.expr]] = []  # calls given a name or an attribute
+        self.dotted_names: set[str] | None = None
         # a keyword rule's argument that is a parameter (the rule, its name, where, the function)
         self.pending_keywords: list[tuple[ScanRule, str, ast.AST, Scope]] = []
         # the keywords a rule with a value and no call path matches that the file names: they may be
@@ -322,6 +332,8 @@ class Visitor:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
+        if s.imported:
+            _subclass_uses(s, tree)
         for names in s.instances.values() if s.imported else ():
             for name in dict.fromkeys(n for n in names if n in s.imported):
                 for call in instance_calls(s, name):
@@ -640,6 +652,8 @@ class Visitor:
         method = type(func) is ast.Attribute
         name = chain.rpartition(".")[2]
         if self.call_rules_on:
+            if path is None and type(func) is ast.Name and func.id not in self.s.aliases:
+                path, chain = self.alias(func.id, scope, path, chain)  # runner = mp.start_processes; runner(...)
             self.call_rules(node, path, chain, scope)
         if self.keywords_on and (node.keywords or path in POSITIONAL):
             self.keywords(node, path, chain, scope)
@@ -730,6 +744,18 @@ class Visitor:
             and (s.resolve(e.func)[0] or "").endswith(".Accelerator")
             for e, _ in found
         )
+
+    def alias(self, name: str, scope: Scope, path: str | None, chain: str) -> tuple[str | None, str]:
+        """What a plain name called in ``scope`` holds when its one assignment there is a dotted
+        name (``runner = torch.multiprocessing.start_processes``); else ``path`` and ``chain`` unchanged."""
+        if self.dotted_names is None:  # the names some line assigns a dotted name to, read once per file
+            self.dotted_names = set(_DOTTED_ASSIGN.findall(self.s.text))
+        held = scope.assigned.get(name) if name in self.dotted_names else None
+        if held is not None and len(held) == 1 and type(held[0]) is ast.Attribute:
+            found, dotted = self.s.resolve(held[0])
+            if found is not None:
+                return found, dotted
+        return path, chain
 
     def call_rules(self, node: ast.Call, path: str | None, chain: str, scope: Scope) -> None:
         s = self.s
@@ -997,6 +1023,25 @@ def _made_by(value: ast.expr) -> str:
     return value.id if isinstance(value, ast.Name) else ""
 
 
+def _subclass_uses(s: FileScan, tree: ast.Module) -> None:
+    """A class of the module derived from a name an import a rule reports binds (``class AdamW8bit(
+    Optimizer2State)``, from bitsandbytes): each ``super().m()`` call in it, and each ``self.m()`` of a
+    method it does not define, runs the package's code, a use of that import."""
+    for cls in tree.body:
+        if type(cls) is not ast.ClassDef:
+            continue
+        bases = [b.id for b in cls.bases if type(b) is ast.Name and b.id in s.imported]
+        if not bases:
+            continue
+        own = {st.name for st in cls.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for call in (n for n in ast.walk(cls) if type(n) is ast.Call and type(n.func) is ast.Attribute):
+            owner = call.func.value  # type: ignore[attr-defined]  # an Attribute
+            inherited = type(owner) is ast.Name and owner.id == "self" and call.func.attr not in own  # type: ignore[attr-defined]
+            up = type(owner) is ast.Call and type(owner.func) is ast.Name and owner.func.id == "super"
+            if inherited or up:
+                s.imported_use(bases[0], call)
+
+
 def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
     """The ``self.attr(...)`` calls of each attribute made by calling ``name``."""
     return [call for attr, names in s.instances.items() if name in names for call in s.self_calls.get(attr, ())]
@@ -1017,6 +1062,7 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
     return sorted(out)
 
 
+_DOTTED_ASSIGN = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*[A-Za-z_]\w*(?:\.\w+)+[ \t]*(?:#.*)?$", re.M)
 _NOT_MOVES = frozenset({"torch.device", "dict"})  # calls that hold a device without putting work on it
 
 

@@ -140,7 +140,9 @@ class PatternIndex:
         return self.any_rule
 
 
-_RAISING_DETECTORS = frozenset({"triton-launch", "cuda-extension-call", "optional-import-call", "cuda-sources"})
+_RAISING_DETECTORS = frozenset(
+    {"triton-launch", "cuda-extension-call", "optional-import-call", "cuda-sources", "cuda-extension-import"}
+)
 
 
 @dataclass
