@@ -114,3 +114,32 @@ def test_an_import_of_a_cuda_extension_the_tree_builds_is_reported_in_a_function
     assert [(Path(f.path).name, f.line, f.rule) for f in findings if f.rule == "cuda-extension-import"] == [
         ("misc.py", 2, "cuda-extension-import")
     ]
+
+
+def test_a_failing_class_a_package_re_exports_fails_where_another_file_makes_it(tmp_path: Path, real: RuleSet):
+    """GaLore: ``galore_torch/__init__.py`` imports ``AdamW8bit as GaLoreAdamW8bit`` from its module,
+    whose ``__init__`` runs bitsandbytes; ``torchrun_main.py`` makes a ``GaLoreAdamW8bit``. axolotl: a
+    function that builds a device mesh on ``cuda`` fails where another file calls it."""
+    files = {
+        "galore/__init__.py": "from .adamw8bit import AdamW8bit as GaLoreAdamW8bit\n",
+        "galore/adamw8bit.py": """\
+from bitsandbytes.optim.optimizer import Optimizer2State
+
+class AdamW8bit(Optimizer2State):
+    def __init__(self, params):
+        super().__init__("adam", params)
+""",
+        "mesh.py": 'def build(cfg):\n    return cfg.build_device_mesh("cuda")\n',
+        "main.py": """\
+from galore import GaLoreAdamW8bit
+from mesh import build
+
+def train(params, cfg):
+    opt = GaLoreAdamW8bit(params)
+    mesh = build(cfg)
+""",
+    }
+    findings = scan_tree(tmp_path, real, files)
+    places = {f.rule: {(Path(p).name, line) for p, line, _ in f.elsewhere} for f in findings}
+    assert places["bitsandbytes-import"] == {("main.py", 5)}
+    assert places["cuda-device-string"] == {("main.py", 6)}

@@ -1067,9 +1067,10 @@ _NOT_MOVES = frozenset({"torch.device", "dict"})  # calls that hold a device wit
 
 
 def _moves_to(name: str) -> bool:
-    """A method named for moving something to a place (``flat_param_to``, ``to_device``); ``to``
-    itself is read as a device place (device_strings)."""
-    return name.endswith("_to") or name.startswith("to_")
+    """A method named for moving something to a place (``flat_param_to``, ``to_device``), or for
+    building devices (``build_device_mesh("cuda")``); ``to`` itself is read as a device place
+    (device_strings)."""
+    return name.endswith("_to") or name.startswith("to_") or "device_mesh" in name
 
 
 def _device_moves(

@@ -364,16 +364,24 @@ def _reached_elsewhere(
     flows: list[Flows], file_of: Callable[[Flows, tuple[str, ...], bool], str | None]
 ) -> dict[tuple[str, int, int, str], set[tuple[str, int, int]]]:
     """Each call in one file of a function another file defines (``from .utils import setup``, then
-    ``setup(cfg)``) that fails inside (kb.scan.scanreach): a place of that failure's finding."""
+    ``setup(cfg)``) that fails inside (kb.scan.scanreach): a place of that failure's finding. A name
+    a package's ``__init__.py`` imports from one of its modules is followed there, one step."""
     failing = {(fl.path, name): (line, column, rule) for fl in flows for name, line, column, rule in fl.failing}
     out: dict[tuple[str, int, int, str], set[tuple[str, int, int]]] = {}
     if not failing:
         return out
+    inits = {fl.path: fl for fl in flows if fl.path.endswith("__init__.py") and fl.bound}
     for fl in flows:
         for b in fl.bound:
             if not b.calls or (there := file_of(fl, b.module, b.exact)) is None:
                 continue
-            if (key := failing.get((there, b.name))) is not None:
+            name = b.name
+            if (there, name) not in failing and there in inits:  # a package that imports it from one of its modules
+                init = inits[there]
+                again = next((a for a in init.bound if a.bound == name), None)
+                if again is not None and (inner := file_of(init, again.module, again.exact)) is not None:
+                    there, name = inner, again.name
+            if (key := failing.get((there, name))) is not None:
                 line, column, rule = key
                 out.setdefault((there, line, column, rule), set()).update((fl.path, *call[:2]) for call in b.calls)
     return out
