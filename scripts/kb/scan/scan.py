@@ -102,7 +102,7 @@ from .scanoptional import optional_imports, required
 from .scanray import gpu_resources, mentions_gpus
 from .scanreach import reached
 from .scanrules import RuleSet, ScanRule
-from .scansettings import reads, settings
+from .scansettings import BACKEND, reads, settings
 from .scantriton import kernels, launches
 
 if TYPE_CHECKING:
@@ -284,7 +284,8 @@ class Visitor:
         self.placed: set[int] = set()  # ids of the expressions read as a device place
         self.methods: list[tuple[ast.Call, ast.AST]] = []  # self.f(...) calls, each with the function it is in
         self.handed: list[tuple[ast.Call, ast.AST, ast.expr]] = []  # calls given a name or an attribute
-        self.dotted_names: set[str] | None = None
+        self.dotted_names: set[str] = set()  # the names an assignment seen so far gives a dotted name (keyed)
+        self.setting_keys = state.rules.unbound | {BACKEND}  # keywords a setting read elsewhere may be given to
         # a keyword rule's argument that is a parameter (the rule, its name, where, the function)
         self.pending_keywords: list[tuple[ScanRule, str, ast.AST, Scope]] = []
         # the keywords a rule with a value and no call path matches that the file names: they may be
@@ -468,6 +469,8 @@ class Visitor:
             t = type(v)
             if t is ast.Name or t is ast.Attribute:
                 self.handed.append((node, scope.node, v))
+                if t is ast.Attribute and kw.arg in self.setting_keys:
+                    self.s.setting_reads.append((kw.arg, v, node))  # type: ignore[arg-type]  # an Attribute
             if t not in _LEAVES:
                 self.visit(v, scope, loop)
             elif lits and t is _CONSTANT:
@@ -621,8 +624,14 @@ class Visitor:
             if type(dec) is ast.Call:
                 self.s.decorated[id(dec)] = node  # type: ignore[assignment]  # a def: lambdas have no decorators
             self.visit(dec, scope, loop)
-        for name, default in _defaults(node.args):
-            if type(default) is ast.Constant and is_cuda(default.value) and _only_compared(node, name):
+        for default in [*node.args.defaults, *node.args.kw_defaults]:
+            if default is None:
+                continue
+            if (
+                type(default) is ast.Constant
+                and is_cuda(default.value)
+                and _only_compared(node, _param(node.args, default))
+            ):
                 self.s.quiet.add(id(default))  # impl="cuda", only ever compared: an option, not a device
             self.visit(default, scope, loop)
         inner = Scope(node, scope)
@@ -682,6 +691,8 @@ class Visitor:
         if name == "init_process_group" and (path is None or path.startswith("torch.distributed")):
             if not node.args and all(k.arg not in ("backend", None) for k in node.keywords):
                 s.pending_init.append(node)
+            if node.args and type(node.args[0]) is ast.Attribute:  # init_process_group(args.dist_backend)
+                s.setting_reads.append((BACKEND, node.args[0], node))
             self.backend_uses(node, scope)
         elif name == "nonzero" and (path.startswith("torch") if path else method):
             self.nonzero(node, func, method, scope)
@@ -748,8 +759,6 @@ class Visitor:
     def alias(self, name: str, scope: Scope, path: str | None, chain: str) -> tuple[str | None, str]:
         """What a plain name called in ``scope`` holds when its one assignment there is a dotted
         name (``runner = torch.multiprocessing.start_processes``); else ``path`` and ``chain`` unchanged."""
-        if self.dotted_names is None:  # the names some line assigns a dotted name to, read once per file
-            self.dotted_names = set(_DOTTED_ASSIGN.findall(self.s.text))
         held = scope.assigned.get(name) if name in self.dotted_names else None
         if held is not None and len(held) == 1 and type(held[0]) is ast.Attribute:
             found, dotted = self.s.resolve(held[0])
@@ -870,6 +879,8 @@ class Visitor:
                     self.keyword_value(kname, expr, where, None, scope)
         if self.keyed_ids and (ids := _keyed_device_ids(node)) is not None:  # kwargs["device_ids"] = [local_rank]
             self.s.detect("rank-device-index", ids)
+        if type(node) is ast.Assign and type(node.value) is ast.Attribute and type(node.targets[0]) is ast.Name:
+            self.dotted_names.add(node.targets[0].id)  # runner = mp.start_processes: a call of runner is one of it
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and (attr := _self_attr(node.targets[0])):
             made = [_made_by(v) for v in _branches(node.value) if _made_by(v)]
             if made:  # self.norm = RMSNorm(...), self.fill = fill_kv_cache: each self.norm(...) runs what it is
@@ -1062,7 +1073,6 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
     return sorted(out)
 
 
-_DOTTED_ASSIGN = re.compile(r"^[ \t]*(\w+)[ \t]*=[ \t]*[A-Za-z_]\w*(?:\.\w+)+[ \t]*(?:#.*)?$", re.M)
 _NOT_MOVES = frozenset({"torch.device", "dict"})  # calls that hold a device without putting work on it
 
 
@@ -1169,11 +1179,11 @@ def _breaks_graph(fn: ast.AST) -> bool:
     return False
 
 
-def _defaults(args: ast.arguments) -> list[tuple[str, ast.expr]]:
-    """(parameter name, default) of each parameter with a default."""
+def _param(args: ast.arguments, default: ast.expr) -> str:
+    """The name of the parameter whose default is ``default``."""
     positional = [*args.posonlyargs, *args.args]
-    out = [(a.arg, d) for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)]
-    return out + [(a.arg, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None]
+    pairs = zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)
+    return next(a.arg for a, d in (*pairs, *zip(args.kwonlyargs, args.kw_defaults, strict=True)) if d is default)
 
 
 def _only_compared(fn: ast.AST, name: str) -> bool:

@@ -232,6 +232,8 @@ class FileScan:
     # calls of a function another module defines (its dotted path), and names bound by relative imports
     # (name -> level, module, imported name): what they pass may be used as a device there (kb.scan.scanflow)
     outgoing: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
+    # keyword=<x>.name given to a keyword a setting may be for (backend=args.dist_backend): kb.scan.scansettings
+    setting_reads: list[tuple[str, ast.Attribute, ast.Call]] = field(default_factory=list)
     relative: dict[str, tuple[int, str | None, str]] = field(default_factory=dict)
     # device places whose value is what a call returns (``x.to(dist_util.dev())``), and the module's scope:
     # the call may be of another module's function that returns a device (kb.scan.scanflow)

@@ -20,7 +20,6 @@ from typing import NamedTuple
 from .scannames import FileScan, Finding
 
 BACKEND = "backend"  # the keyword a "nccl" default is given to (init_process_group, new_group)
-_STARTS = frozenset({"init_process_group", "new_group"})  # calls whose first argument is the backend
 
 
 class Setting(NamedTuple):
@@ -48,7 +47,7 @@ def _defaults(tree: ast.Module, s: FileScan) -> list[tuple[str, ast.expr]]:
     """(name, default) of each argparse option and each class-level field with a literal default
     (``backend: str = "nccl"``, ``backend: str = field(default="nccl")``)."""
     out = list(s.options.items())  # kb.scan.scan reads them from a file that calls add_argument
-    for cls in (st for st in ast.walk(tree) if type(st) is ast.ClassDef):
+    for cls in (st for st in tree.body if type(st) is ast.ClassDef):  # a config is a module-level class
         for st in cls.body:
             target: ast.expr | None = None
             value: ast.expr | None = None
@@ -83,26 +82,9 @@ def settings(s: FileScan, kept: list[Finding], nccl: frozenset[str]) -> tuple[Se
 
 def reads(s: FileScan) -> tuple[Read, ...]:
     """Each keyword a setting may be given to (``backend``, a keyword some rule looks for) whose value
-    is an attribute (``args.dist_backend``), and each ``init_process_group(args.backend)``."""
-    tree = s.module.node if s.module is not None else None
-    keywords = s.rules.unbound | {BACKEND}
-    if (
-        not isinstance(tree, ast.Module)
-        or not any(k + "=" in s.text for k in keywords)
-        and "init_process_group(" not in s.text
-    ):
-        return ()
-    out = []
-    for call in (n for n in ast.walk(tree) if type(n) is ast.Call):
-        given = [(k.arg, k.value) for k in call.keywords if k.arg in keywords]
-        func = call.func
-        name = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
-        if name in _STARTS and call.args:
-            given.append((BACKEND, call.args[0]))
-        for keyword, value in given:
-            if type(value) is ast.Attribute and keyword is not None:
-                out.append(Read(value.attr, keyword, *s.position(value)[:2], *s.position(call)[:2]))
-    return tuple(out)
+    is an attribute (``args.dist_backend``), and each ``init_process_group(args.backend)``: what the
+    walk noted (kb.scan.scan)."""
+    return tuple(Read(v.attr, k, *s.position(v)[:2], *s.position(call)[:2]) for k, v, call in s.setting_reads)
 
 
 def read_elsewhere(
