@@ -49,6 +49,7 @@ import hashlib
 import os
 import re
 import stat
+from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -273,9 +274,8 @@ class Visitor:
         self.masks = "bool-mask-index" in self.det
         self.ranks = "rank-device-index" in self.det
         self.call_rules_on, self.keywords_on = bool(state.rules.calls), bool(state.rules.keywords)
-        self.keyed_ids = self.ranks and (
-            "device_ids" in state.text or "device_map" in state.text
-        )  # set before its call
+        # a device_ids or a device_map set before its call
+        self.keyed_ids = self.ranks and ("device_ids" in state.text or "device_map" in state.text)
         # A string literal is a leaf: looked at in place (no dispatch), and only in a file that has the words.
         self.lits = any(d in self.det for d in _LITERAL_DETECTORS) and any(w in state.text for w in _LITERAL_WORDS)
         # what calls pass to another module's functions is followed only where a device value can be written
@@ -1038,19 +1038,20 @@ def _subclass_uses(s: FileScan, tree: ast.Module) -> None:
     """A class of the module derived from a name an import a rule reports binds (``class AdamW8bit(
     Optimizer2State)``, from bitsandbytes): each ``super().m()`` call in it, and each ``self.m()`` of a
     method it does not define, runs the package's code, a use of that import."""
-    for cls in tree.body:
-        if type(cls) is not ast.ClassDef:
-            continue
-        bases = [b.id for b in cls.bases if type(b) is ast.Name and b.id in s.imported]
-        if not bases:
-            continue
-        own = {st.name for st in cls.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for cls, base, own in _derived(tree.body, s.imported.keys()):
         for call in (n for n in ast.walk(cls) if type(n) is ast.Call and type(n.func) is ast.Attribute):
             owner = call.func.value  # type: ignore[attr-defined]  # an Attribute
             inherited = type(owner) is ast.Name and owner.id == "self" and call.func.attr not in own  # type: ignore[attr-defined]
             up = type(owner) is ast.Call and type(owner.func) is ast.Name and owner.func.id == "super"
             if inherited or up:
-                s.imported_use(bases[0], call)
+                s.imported_use(base, call)
+
+
+def _derived(body: list[ast.stmt], names: Collection[str]) -> Iterator[tuple[ast.ClassDef, str, set[str]]]:
+    """Each class of ``body`` derived from one of ``names``: the class, that name and the methods it defines."""
+    for cls in body:
+        if type(cls) is ast.ClassDef and (bases := [b.id for b in cls.bases if type(b) is ast.Name and b.id in names]):
+            yield cls, bases[0], {st.name for st in cls.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
@@ -1406,19 +1407,13 @@ def _inherited_calls(s: FileScan, bases: set[str]) -> dict[str, dict[str, list[t
     """For each imported name a class of the module derives from: the ``self.method()`` calls in that
     class of a method it does not define itself, by the method's name."""
     out: dict[str, dict[str, list[tuple[int, int, str]]]] = {}
-    for cls in _body(s):
-        if type(cls) is not ast.ClassDef:
-            continue
-        named = [b.id for b in cls.bases if type(b) is ast.Name and b.id in bases]
-        if not named:
-            continue
-        own = {st.name for st in cls.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for cls, base, own in _derived(_body(s), bases):
         first, last = cls.lineno, cls.end_lineno or cls.lineno
         for method, calls in s.self_calls.items():
             if method not in own:
                 inside = [s.position(c) for c in calls if first <= c.lineno <= last]
                 if inside:
-                    out.setdefault(named[0], {}).setdefault(method, []).extend(inside)
+                    out.setdefault(base, {}).setdefault(method, []).extend(inside)
     return out
 
 

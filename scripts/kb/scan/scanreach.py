@@ -73,9 +73,10 @@ def reached(
     failing rules) or one of ``uses`` (line, key: a use of a name a failing import binds, or a call
     that puts work on a ``cuda`` device written in the file, kb.scan.scan._device_moves), or calls
     such a function, up to ``_DEPTH`` calls away; so is each of ``handed`` (a call given a name or an
-    attribute, with where it is) that is handed such a function to run. Given ``failed``, it is filled with the module's
-    functions and classes that fail, and the methods of its classes that do (``Class.method``), each
-    with its finding's key: other files' calls of them fail too (kb.scan.scanflow.join)."""
+    attribute, with where it is) that is handed such a function to run. Given ``failed``, it is filled
+    with the module's functions and classes that fail, and the methods of its classes that do
+    (``Class.method``), each with its finding's key: other files' calls of them fail too
+    (kb.scan.scanflow.join)."""
     functions = list(_functions(tree))
     failing: dict[tuple[str, ast.ClassDef | None], Key] = {}
     for fn, owner in functions:
