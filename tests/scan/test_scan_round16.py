@@ -104,16 +104,19 @@ class Softmax:
 
 
 def test_an_import_of_a_cuda_extension_the_tree_builds_is_reported_in_a_function(tmp_path: Path, real: RuleSet):
-    """sam2: ``setup.py`` builds ``pkg._C`` as a CUDAExtension; a function imports it in its body."""
+    """sam2: ``setup.py`` builds ``pkg._C`` as a CUDAExtension; a function imports it in its body, and
+    llm-awq's module imports its extension at the top."""
     files = {
         "setup.py": 'from torch.utils.cpp_extension import CUDAExtension\n\next = CUDAExtension("pkg._C", ["k.cu"])\n',
         "pkg/__init__.py": "",
         "pkg/misc.py": "def components(mask):\n    from pkg import _C\n\n    return _C.components(mask)\n",
+        "pkg/ops.py": "import pkg._C as ext\n\ndef gemv(x):\n    return ext.gemv(x)\n",
     }
     findings = scan_tree(tmp_path, real, files)
-    assert [(Path(f.path).name, f.line, f.rule) for f in findings if f.rule == "cuda-extension-import"] == [
-        ("misc.py", 2, "cuda-extension-import")
+    found = [
+        (Path(f.path).name, f.line, [ln for ln, _ in f.related]) for f in findings if f.rule == "cuda-extension-import"
     ]
+    assert found == [("misc.py", 2, [4]), ("ops.py", 1, [4])]  # each call of the extension is a place
 
 
 def test_a_failing_class_a_package_re_exports_fails_where_another_file_makes_it(tmp_path: Path, real: RuleSet):

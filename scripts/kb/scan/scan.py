@@ -437,6 +437,8 @@ class Visitor:
         elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
             self.methods.append((node, scope.node))
             self.s.self_calls.setdefault(func.attr, []).append(node)
+        elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in self.s.aliases:
+            self.s.module_calls.setdefault(func.value.id, []).append(node)  # ext.gemv(x): runs the module's code
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):
@@ -1250,7 +1252,11 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
             continue
         named = () if isinstance(st, ast.Import) else base
         found = tuple(m for m in modules if any(m))
-        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named))
+        bound = [a.asname or (a.name.split(".")[0] if isinstance(st, ast.Import) else a.name) for a in st.names]
+        calls = [c for n in bound for c in s.module_calls.get(n, ())]
+        calls += [c for n in bound for c, _ in s.calls.get(n, ())]
+        uses = sorted({s.position(c)[:2] for c in calls})  # ext.gemv(x), kernel(x): what runs the module's code
+        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named, tuple(uses)))
     return tuple(out)
 
 

@@ -259,7 +259,7 @@ def _declared(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> li
             if (fl.path, imp.line) not in taken and any(m in declared for m in imp.modules):
                 taken.add((fl.path, imp.line))
                 place = (fl.path, imp.line, imp.column, rule.id, rule.code, rule.severity, imp.snippet, why)
-                out.append(Finding(*place, rule.suggestion, rule.link, "followed"))
+                out.append(Finding(*place, rule.suggestion, rule.link, "followed", related=imp.uses))  # its calls
     return out
 
 

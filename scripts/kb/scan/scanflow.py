@@ -95,6 +95,7 @@ class Imported(NamedTuple):
     column: int
     snippet: str
     named: tuple[str, ...] = ()  # ``from a.b import c``: a.b, the module the statement names; () for ``import``
+    uses: tuple[tuple[int, int], ...] = ()  # the calls of what it binds (``ext.gemv(x)``, ``kernel(x)``)
 
 
 class Bound(NamedTuple):

@@ -232,6 +232,8 @@ class FileScan:
     # calls of a function another module defines (its dotted path), and names bound by relative imports
     # (name -> level, module, imported name): what they pass may be used as a device there (kb.scan.scanflow)
     outgoing: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
+    # the calls of an attribute of an imported name (``ext.gemv(x)`` after ``import ext``), by that name
+    module_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
     # keyword=<x>.name given to a keyword a setting may be for (backend=args.dist_backend): kb.scan.scansettings
     setting_reads: list[tuple[str, ast.Attribute, ast.Call]] = field(default_factory=list)
     relative: dict[str, tuple[int, str | None, str]] = field(default_factory=dict)
