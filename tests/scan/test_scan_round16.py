@@ -146,3 +146,22 @@ def train(params, cfg):
     places = {f.rule: {(Path(p).name, line) for p, line, _ in f.elsewhere} for f in findings}
     assert places["bitsandbytes-import"] == {("main.py", 5)}
     assert places["cuda-device-string"] == {("main.py", 6)}
+
+
+def test_a_module_importing_a_built_extension_is_cuda_code_and_its_importers_importers_places(
+    tmp_path: Path, real: RuleSet
+):
+    """llm-awq (round seventeen): qmodule.py imports the extension its setup.py builds, at its top;
+    quantizer.py imports qmodule (a finding there, as for a known extension), and entry.py's import of
+    quantizer is one of that finding's places: loading it fails too."""
+    files = {
+        "setup.py": 'from torch.utils.cpp_extension import CUDAExtension\n\next = CUDAExtension("engine", ["k.cu"])\n',
+        "pkg/__init__.py": "",
+        "pkg/qmodule.py": "import engine\n\ndef gemv(x):\n    return engine.gemv(x)\n",
+        "pkg/quantizer.py": "from .qmodule import gemv\n\ndef quantize(x):\n    return gemv(x)\n",
+        "pkg/entry.py": "from .quantizer import quantize\n",
+    }
+    findings = scan_tree(tmp_path, real, files)
+    (local,) = [f for f in findings if f.rule == "local-cuda-module"]
+    assert (Path(local.path).name, local.line) == ("quantizer.py", 1)
+    assert {(Path(p).name, line) for p, line, _ in local.elsewhere} == {("entry.py", 1)}

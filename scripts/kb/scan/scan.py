@@ -1238,9 +1238,10 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
         for fn in cls.body
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
+    top = len(body)  # the module's own statements come first
     body += [st for fn in functions for st in fn.body]
     out = []
-    for st in body:
+    for i, st in enumerate(body):
         if isinstance(st, ast.Import):
             modules = [tuple(a.name.split(".")) for a in st.names]
             exact = False
@@ -1256,7 +1257,7 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
         calls = [c for n in bound for c in s.module_calls.get(n, ())]
         calls += [c for n in bound for c, _ in s.calls.get(n, ())]
         uses = sorted({s.position(c)[:2] for c in calls})  # ext.gemv(x), kernel(x): what runs the module's code
-        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named, tuple(uses)))
+        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named, tuple(uses), i < top))
     return tuple(out)
 
 

@@ -263,6 +263,19 @@ def _declared(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> li
     return out
 
 
+def _loading_declared(flows: list[Flows], declared: list[Finding]) -> list[Flows]:
+    """The flows, each file that imports a CUDA extension the tree builds when it loads (at its top)
+    made CUDA code itself, as one importing a known extension is (kb.scan.scanflow.local_modules)."""
+    at = {(f.path, f.line): f.code for f in declared}
+    out = []
+    for fl in flows:
+        top = next((i.line for i in fl.imports if i.top and (fl.path, i.line) in at), None) if at else None
+        if top is not None and not fl.cuda_only:
+            fl = fl._replace(cuda_only=f"{at[(fl.path, top)]} at line {top}", library=True)
+        out.append(fl)
+    return out
+
+
 def report_extensions(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> tuple[list[Finding], list[Flows]]:
     """Once every file is scanned: the findings without an extension import that names a module of the
     tree, with one at each call, in another file, of a name that calls a CUDA extension; and the
@@ -273,7 +286,9 @@ def report_extensions(findings: list[Finding], flows: list[Flows], rules: RuleSe
     flows = _unknown(flows, tails)
     kept = {(fl.path, line) for fl in flows for _, line in fl.extensions}
     findings = [f for f in findings if f.rule != IMPORT_RULE or (f.path, f.line) in kept]
-    findings += _declared(findings, flows, rules)
+    declared = _declared(findings, flows, rules)
+    findings += declared
+    flows = _loading_declared(flows, declared)
     rule = next(iter(rules.detectors.get(CALL_RULE, ())), None)
     if rule is None:
         return findings, flows

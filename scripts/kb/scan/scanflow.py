@@ -96,6 +96,7 @@ class Imported(NamedTuple):
     snippet: str
     named: tuple[str, ...] = ()  # ``from a.b import c``: a.b, the module the statement names; () for ``import``
     uses: tuple[tuple[int, int], ...] = ()  # the calls of what it binds (``ext.gemv(x)``, ``kernel(x)``)
+    top: bool = False  # it runs when the module loads (not in a function)
 
 
 class Bound(NamedTuple):
@@ -232,8 +233,13 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
 def imported_elsewhere(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
     """The findings, each import of a GPU package at the top of a scanned module (its ``cuda_only``
     reason, when the module is not CUDA code itself) with each import of that module in another scanned
-    file, and the calls of what that import binds, as places: loading the module fails there."""
+    file, and the calls of what that import binds, as places: loading the module fails there. So too
+    for a module's import of a CUDA-only module of the tree (``local-cuda-module``), one step further
+    up the chain of imports."""
     why = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only and not fl.library}
+    for f in findings:  # the first such import of a module that imports a CUDA-only one (local_modules)
+        if f.rule == LOCAL_MODULE and f.path not in why:
+            why[f.path] = f"{f.code} at line {f.line}"
     if not why:
         return findings
     tails = module_tails(flows)
