@@ -165,3 +165,26 @@ def test_a_module_importing_a_built_extension_is_cuda_code_and_its_importers_imp
     (local,) = [f for f in findings if f.rule == "local-cuda-module"]
     assert (Path(local.path).name, local.line) == ("quantizer.py", 1)
     assert {(Path(p).name, line) for p, line, _ in local.elsewhere} == {("entry.py", 1)}
+
+
+def test_a_function_that_starts_an_nccl_group_fails_where_it_is_called(real: RuleSet):
+    """ijepa (round eighteen): ``init_distributed()`` calls ``init_process_group(backend="nccl")``; each
+    call of it is where a TPU run stops. A function that only writes "nccl" as a default does not fail."""
+    code = """\
+import argparse
+import torch.distributed as dist
+
+def init_distributed():
+    dist.init_process_group(backend="nccl")
+
+def parse():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--backend", default="nccl")
+    return parser.parse_args()
+
+def main():
+    args = parse()
+    init_distributed()
+"""
+    places = {f.line: [line for line, _ in f.related] for f in scan_source(code, "t.py", real)}
+    assert places == {5: [14], 9: []}

@@ -343,6 +343,7 @@ class Visitor:
         raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
         uses = _import_uses(s) if s.imported_uses else []
         uses = sorted(uses + _device_moves(s, s.links[:direct])) if direct or s.moves else uses
+        uses = sorted(uses + _nccl_inits(s)) if s.nccl_inits else uses
         if raising or uses:
             calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
             # the calls of a function failing inside, and the module's functions that do (for other files)
@@ -949,6 +950,8 @@ class Visitor:
         for expr, at in given:
             v = s.values(expr, scope)
             for value, origin in zip(v.known, v.origins, strict=True):
+                if is_nccl(value):
+                    s.nccl_inits.append((origin, node))  # the call raises on a TPU host (kb.scan.scanreach)
                 if origin is not expr and is_nccl(value):
                     for rule in s.rules.detectors.get("nccl-string", ()):
                         s.use(origin, node, rule)
@@ -1074,6 +1077,19 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
         if (spoken := at.get(s.position(spoke)[:2])) is not None:
             out.append((s.position(use)[0], spoken))
     return sorted(out)
+
+
+def _nccl_inits(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
+    """(line, finding key) of each call that starts a process group on a "nccl" written in the file
+    (``init_process_group(backend="nccl")``): it raises on a TPU host, so a function making it fails
+    where it is called (kb.scan.scanreach)."""
+    out = []
+    for origin, call in s.nccl_inits:
+        line, column, _ = s.position(origin)
+        for rule in s.rules.detectors.get("nccl-string", ()):
+            if (line, column, rule.id) in s.findings:
+                out.append((s.position(call)[0], (line, column, rule.id)))
+    return out
 
 
 _NOT_MOVES = frozenset({"torch.device", "dict"})  # calls that hold a device without putting work on it

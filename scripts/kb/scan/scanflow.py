@@ -362,7 +362,8 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
         if more:  # a call in the finding's own file that hands the value over is one of its places there
             here = {(line, column) for path, line, column in more if path == f.path}
             related = tuple(sorted(here.union(f.related)))
-            f = f._replace(related=related, elsewhere=tuple(sorted(p for p in more if p[0] != f.path)), how="followed")
+            elsewhere = tuple(sorted({*f.elsewhere, *(p for p in more if p[0] != f.path)}))  # and those found before
+            f = f._replace(related=related, elsewhere=elsewhere, how="followed")
         out.append(f)
     return out
 

@@ -232,6 +232,8 @@ class FileScan:
     # calls of a function another module defines (its dotted path), and names bound by relative imports
     # (name -> level, module, imported name): what they pass may be used as a device there (kb.scan.scanflow)
     outgoing: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
+    # a "nccl" (where it is written) that a call starting a process group is given: kb.scan.scan._nccl_inits
+    nccl_inits: list[tuple[ast.expr, ast.Call]] = field(default_factory=list)
     # the calls of an attribute of an imported name (``ext.gemv(x)`` after ``import ext``), by that name
     module_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
     # keyword=<x>.name given to a keyword a setting may be for (backend=args.dist_backend): kb.scan.scansettings
