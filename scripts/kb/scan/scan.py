@@ -950,7 +950,7 @@ class Visitor:
         for expr, at in given:
             v = s.values(expr, scope)
             for value, origin in zip(v.known, v.origins, strict=True):
-                if is_nccl(value):
+                if is_nccl(value) and _called(node) in _GROUP_STARTS:
                     s.nccl_inits.append((origin, node))  # the call raises on a TPU host (kb.scan.scanreach)
                 if origin is not expr and is_nccl(value):
                     for rule in s.rules.detectors.get("nccl-string", ()):
@@ -1077,6 +1077,15 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
         if (spoken := at.get(s.position(spoke)[:2])) is not None:
             out.append((s.position(use)[0], spoken))
     return sorted(out)
+
+
+_GROUP_STARTS = frozenset({"init_process_group", "new_group"})  # calls that start a process group
+
+
+def _called(call: ast.Call) -> str:
+    """The last name of what ``call`` calls (``dist.init_process_group(...)``: init_process_group)."""
+    func = call.func
+    return func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
 
 
 def _nccl_inits(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:

@@ -353,8 +353,16 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
     reach = _reached_elsewhere(flows, file_of)
-    if not extra and not reach:
-        return findings
+    return _with_places(findings, extra, reach) if extra or reach else findings
+
+
+def _with_places(
+    findings: list[Finding],
+    extra: dict[tuple[str, int, int], set[tuple[str, int, int]]],
+    reach: dict[tuple[str, int, int, str], set[tuple[str, int, int]]],
+) -> list[Finding]:
+    """The findings, each with the places ``join`` found: the uses of a device value (``extra``, by
+    where it is written) and the calls elsewhere of a function failing inside (``reach``)."""
     out = []
     for f in findings:
         more = extra.get((f.path, f.line, f.column)) if f.rule in DEVICE_RULES else None
