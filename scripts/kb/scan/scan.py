@@ -69,6 +69,7 @@ from .scanflow import (
     Imported,
     Passed,
     Returned,
+    reason,
     relative,
 )
 from .scanguard import (
@@ -1172,7 +1173,7 @@ def _cuda_only(s: FileScan, kept: list[Finding]) -> tuple[str, bool]:
     found.sort(key=lambda f: f.rule not in LIBRARY_RULES)
     if not found:
         return "", False
-    return f"{found[0].code} at line {found[0].line}", found[0].rule in LIBRARY_RULES or _kernels(s)
+    return reason(found[0].code, found[0].line), found[0].rule in LIBRARY_RULES or _kernels(s)
 
 
 def _bound_name(scope: Scope, call: ast.Call) -> str | None:

@@ -31,7 +31,7 @@ import re
 import sys
 from typing import TYPE_CHECKING, Callable
 
-from .scanflow import Flows, file_of, module_tails
+from .scanflow import Flows, file_of, module_tails, reason
 from .scannames import Finding, calls_of
 from .scanoptional import fallbacks
 from .scanrules import RuleSet
@@ -215,10 +215,10 @@ def _unknown(flows: list[Flows], tails: dict[tuple[str, ...], list[str]]) -> lis
             if any(parts[:k] in tails for parts in [tuple(module.split("."))] for k in range(1, len(parts) + 1))
         ]
         if local:
-            reason = fl.cuda_only if not any(fl.cuda_only.endswith(f" at line {n}") for n in local) else ""
+            why = fl.cuda_only if not any(fl.cuda_only.endswith(reason("", n)) for n in local) else ""
             kept = tuple(e for e in fl.extensions if e[1] not in local)
-            fl = fl._replace(extensions=kept, cuda_names=fl.cuda_names if kept else (), cuda_only=reason)
-            fl = fl._replace(library=fl.library and bool(reason))
+            fl = fl._replace(extensions=kept, cuda_names=fl.cuda_names if kept else (), cuda_only=why)
+            fl = fl._replace(library=fl.library and bool(why))
         out.append(fl)
     return out
 
@@ -271,7 +271,7 @@ def _loading_declared(flows: list[Flows], declared: list[Finding]) -> list[Flows
     for fl in flows:
         top = next((i.line for i in fl.imports if i.top and (fl.path, i.line) in at), None) if at else None
         if top is not None and not fl.cuda_only:
-            fl = fl._replace(cuda_only=f"{at[(fl.path, top)]} at line {top}", library=True)
+            fl = fl._replace(cuda_only=reason(at[(fl.path, top)], top), library=True)
         out.append(fl)
     return out
 

@@ -145,6 +145,11 @@ class Flows(NamedTuple):
     reads: tuple[Read, ...] = ()  # the settings it gives to a keyword a rule looks for
 
 
+def reason(code: str, line: int) -> str:
+    """Why importing a file needs CUDA, as ``Flows.cuda_only`` holds it: the finding's code and line."""
+    return f"{code} at line {line}"
+
+
 def module_of(path: str) -> tuple[str, ...]:
     """The names a file is imported by, from its path (``pkg/__init__.py`` is ``pkg``)."""
     parts = tuple(path[:-3].split("/")) if path.endswith(".py") else tuple(path.split("/"))
@@ -239,7 +244,7 @@ def imported_elsewhere(findings: list[Finding], flows: list[Flows]) -> list[Find
     why = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only and not fl.library}
     for f in findings:  # the first such import of a module that imports a CUDA-only one (local_modules)
         if f.rule == LOCAL_MODULE and f.path not in why:
-            why[f.path] = f"{f.code} at line {f.line}"
+            why[f.path] = reason(f.code, f.line)
     if not why:
         return findings
     tails = module_tails(flows)
@@ -257,7 +262,7 @@ def imported_elsewhere(findings: list[Finding], flows: list[Flows]) -> list[Find
         return findings
     out = []
     for f in findings:
-        if f.path in extra and why[f.path] == f"{f.code} at line {f.line}":
+        if f.path in extra and why[f.path] == reason(f.code, f.line):
             f = f._replace(elsewhere=tuple(sorted({*f.elsewhere, *extra.pop(f.path)})), how="followed")
         out.append(f)
     return out
