@@ -54,6 +54,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Problem
+from .scandefault import default_device_calls
 from .scandevtest import DEVICE_TESTS, device_tests
 from .scandispatch import candidate_lines, dispatches, quiet_places, tpu_lands_on
 from .scanext import extension_imports, extension_wrappers
@@ -137,6 +138,7 @@ _LITERAL_WORDS = ("cuda", "nccl", "NCCL", "CUDA_VISIBLE_DEVICES")  # a file with
 _LITERAL_STARTS = ("cuda", "torch.cuda.", "CUDA_", "NCCL")  # a literal that may be reported starts so or holds nccl
 _RANK_KEYWORDS = frozenset({"output_device", "device_id"})
 _NVCC_KEYWORDS = frozenset({"extra_cuda_cflags", "cuda_sources"})  # of cpp_extension.load and load_inline
+_DEFAULT_SETTERS = frozenset({"torch.set_default_device", "torch.device"})  # kb.scan.scandefault
 _PLACE_KEYWORDS = frozenset({"device", "device_type", "map_location", "device_id"})  # where a device goes
 # str methods: a "cuda" literal given to one is text being taken apart (device.replace("cuda:", "")), not a device
 _TEXT_METHODS = frozenset({"replace", "split", "rsplit", "strip", "lstrip", "rstrip", "removeprefix", "removesuffix"})
@@ -312,6 +314,10 @@ class Visitor:
         for rule, name, where, function in self.pending_keywords:  # matmul(..., use_fast_accum=True)
             for arg, scope, _ in self.arguments(function, name):
                 self.keyword_match(rule, None, where, s.values(arg, scope))
+        if s.default_devices:  # each tensor and module made on a default device set to cuda
+            for origin, call in default_device_calls(tree, s.default_devices, s.resolve):
+                for rule in s.rules.detectors.get("cuda-device-string", ()):
+                    s.use(origin, call, rule)
         direct = len(s.links)  # the links so far: of values a function holds itself, not one its callers pass
         for use, name, function in s.pending_params:  # every call is known now
             for arg, scope, via in self.arguments(function, name):
@@ -904,6 +910,8 @@ class Visitor:
                 for v in kw.value.values:  # used where the map names it, the line to read
                     if type(v) is ast.Name:
                         self.device_uses(v, v, s.values(v, scope))
+        if path in _DEFAULT_SETTERS and node.args and is_cuda(getattr(node.args[0], "value", None)):
+            s.default_devices[id(node)] = node.args[0]
         for expr in places:
             self.placed.add(id(expr))
             self.device_uses(node, expr, s.values(expr, scope))

@@ -2,7 +2,9 @@
 
 ``item-in-loop`` reports a host read in a loop because it stalls the device; a tensor or array the
 code built on the host (``torch.tensor([...])`` with no ``device=``, anything NumPy made) holds no
-device value, so reading it is free. ``on_host`` says whether what a read is called on is such a
+device value, so reading it is free; so does one copied to the host before the loop (``probs =
+logits.softmax(-1).cpu()``, then ``probs[i].item()`` in a loop), while a copy inside the loop is the
+stall itself. ``on_host`` says whether what a read is called on is such a
 value: the expression itself (``torch.as_tensor(xs).mean().item()``), or a name each of whose
 values that reach the read is one. The values that reach a read are found by walking the function's
 statements in order up to it: an assignment replaces the name's values, an ``if`` joins its
@@ -23,27 +25,31 @@ _MOVES = frozenset({"to", "cuda", "tpu", "type"})  # methods that may put a valu
 _TO_NUMPY = frozenset({"numpy", "to_numpy"})  # methods that return a NumPy array
 _UNKNOWN = None
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_TURNS = (*_LOOPS, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)  # what runs a read again and again
+Span = tuple[int, int]
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 
 
-def _made_on_host(node: ast.expr, resolve: Resolve) -> bool:
-    """A call that builds its value on the host: a NumPy function, ``.numpy()``, or a torch factory
-    with no device."""
+def _made_on_host(node: ast.expr, resolve: Resolve, loop: Span = (0, 1 << 30)) -> bool:
+    """A call that builds its value on the host: a NumPy function, ``.numpy()``, a torch factory
+    with no device, or ``.cpu()`` outside ``loop`` (the lines of the loop around the read)."""
     if not isinstance(node, ast.Call):
         return False
     if isinstance(node.func, ast.Attribute) and node.func.attr in _TO_NUMPY and not node.args:
         return True  # what .numpy() returns is a NumPy array (pandas and Arrow's .to_numpy() too)
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "cpu" and not node.args:
+        return not loop[0] <= node.lineno <= loop[1]  # copied once, before the loop
     path = resolve(node.func)[0] or ""
     if path.startswith("numpy."):
         return True
     return path in _MAKERS and all(k.arg not in ("device", None) for k in node.keywords)
 
 
-def _root(node: ast.expr, resolve: Resolve) -> ast.expr:
+def _root(node: ast.expr, resolve: Resolve, loop: Span) -> ast.expr:
     """What a chain of methods and indexing starts from (``x[i].mean()`` -> ``x``), stopping at a host
     factory (``np.frombuffer(b).reshape(s)`` -> the ``np.frombuffer`` call) or a move to a device."""
     while True:
-        if _made_on_host(node, resolve):
+        if _made_on_host(node, resolve, loop):
             return node
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr not in _MOVES:
             node = node.func.value
@@ -106,15 +112,26 @@ def reaching(body: list[ast.stmt], name: str, line: int, current: list[ast.expr 
     return current
 
 
-def on_host(node: ast.expr, function: ast.AST, resolve: Resolve, depth: int = 3) -> bool:
+def _loop_around(function: ast.AST, line: int) -> Span:
+    """The lines of the innermost loop or comprehension of ``function`` around ``line``."""
+    spans = [
+        (n.lineno, n.end_lineno or n.lineno)
+        for n in ast.walk(function)
+        if isinstance(n, _TURNS) and n.lineno <= line <= (n.end_lineno or n.lineno)
+    ]
+    return max(spans, default=(0, 1 << 30))
+
+
+def on_host(node: ast.expr, function: ast.AST, resolve: Resolve, depth: int = 3, loop: Span | None = None) -> bool:
     """Whether ``node`` (what ``.item()`` is called on, inside ``function``) is a value built on the
     host: made there, or a name each of whose values is (followed through ``depth`` names:
     ``arr = col.to_numpy()``, ``hits = (arr == t).nonzero()[0]``, ``hits.tolist()``)."""
-    root = _root(node, resolve)
-    if _made_on_host(root, resolve):
+    loop = loop or _loop_around(function, node.lineno)
+    root = _root(node, resolve, loop)
+    if _made_on_host(root, resolve, loop):
         return True
     body = getattr(function, "body", None)
     if not isinstance(root, ast.Name) or not isinstance(body, list) or depth == 0:
         return False
     values = reaching(body, root.id, node.lineno, [_UNKNOWN])
-    return bool(values) and all(v is not None and on_host(v, function, resolve, depth - 1) for v in values)
+    return bool(values) and all(v is not None and on_host(v, function, resolve, depth - 1, loop) for v in values)

@@ -234,6 +234,8 @@ class FileScan:
     outgoing: list[tuple[ast.Call, Scope, str]] = field(default_factory=list)
     # a "nccl" (where it is written) that a call starting a process group is given: kb.scan.scan._nccl_inits
     nccl_inits: list[tuple[ast.expr, ast.Call]] = field(default_factory=list)
+    # torch.set_default_device("cuda"), torch.device("cuda"): id of the call -> its string (kb.scan.scandefault)
+    default_devices: dict[int, ast.expr] = field(default_factory=dict)
     # the calls of an attribute of an imported name (``ext.gemv(x)`` after ``import ext``), by that name
     module_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
     # keyword=<x>.name given to a keyword a setting may be for (backend=args.dist_backend): kb.scan.scansettings
