@@ -73,3 +73,32 @@ def read(logits, xs):
     return out
 """
     assert {line for line, rule in places(code, real) if rule == "item-in-loop"} == {6, 7, 8}
+
+
+def test_a_function_imported_by_a_name_that_says_fwd_and_run_in_an_autograd_pass_is_an_extension(real: RuleSet):
+    """s4: ``from structured_kernels import cauchy_mult_sym_fwd``, called in an autograd Function's
+    ``forward``: the import is a CUDA extension's, and the Function's ``apply`` and the wrappers that
+    call it are its places. A from-imported helper with no pass in its name is not evidence."""
+    code = """\
+import torch
+from structured_kernels import cauchy_mult_sym_fwd, cauchy_mult_sym_bwd
+from helpers import rearrange
+
+class Cauchy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, v, z):
+        return cauchy_mult_sym_fwd(rearrange(v), z)
+
+    @staticmethod
+    def backward(ctx, dout):
+        return cauchy_mult_sym_bwd(dout), None
+
+def _cauchy(v, z):
+    return Cauchy.apply(v, z)
+
+def cauchy(v, z):
+    return _cauchy(v.contiguous(), z)
+"""
+    got = places(code, real)
+    assert set(got) == {(2, "cuda-extension-import")}
+    assert {8, 12, 15, 18} <= set(got[(2, "cuda-extension-import")])

@@ -10,7 +10,9 @@ every unknown package):
   (``from transformers.utils import is_torch_cuda_available``); or
 - the ``forward`` or ``backward`` of a ``torch.autograd.Function`` calls it the way a kernel is
   called: for its effect on output tensors passed in (the result dropped), or by a name that says
-  which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``); or
+  which pass it computes (``ext.fwd(...)``, ``ext.backward(...)``); a function imported from it by
+  name counts when that name says ``fwd`` or ``bwd`` (``from structured_kernels import
+  cauchy_mult_sym_fwd``); or
 - a setup.py of the scanned tree builds it as a ``CUDAExtension`` (then any import of it counts); or
 - it is one of the extensions flash-attention's own setup.py files build (``dropout_layer_norm``,
   ``rotary_emb``, ``flash_attn_3``: ``_KNOWN``), imported with a fallback or not.
@@ -121,9 +123,10 @@ def _functions(tree: ast.Module, resolve: Resolve) -> list[ast.ClassDef]:
     ]
 
 
-def _kernel_calls(cls: ast.ClassDef) -> list[tuple[str, bool]]:
-    """(root name, kernel-like) of each call in the class's ``forward`` and ``backward``: kernel-like
-    when its result is dropped or its name names a pass (``ext.bwd(...)``)."""
+def _kernel_calls(cls: ast.ClassDef) -> list[tuple[str, bool, bool]]:
+    """(root name, kernel-like, False) of each call in the class's ``forward`` and ``backward``:
+    kernel-like when its result is dropped or its name names a pass (``ext.bwd(...)``); and (name,
+    True, True) of each call of a plain name that says ``fwd`` or ``bwd`` (``cauchy_mult_sym_fwd(v, z, w)``)."""
     dropped = {
         id(st.value)
         for fn in cls.body
@@ -140,7 +143,10 @@ def _kernel_calls(cls: ast.ClassDef) -> list[tuple[str, bool]]:
                 root = node.func.value
                 if isinstance(root, ast.Name):
                     named = any(p in node.func.attr.lower() for p in _PASS_NAMES)
-                    out.append((root.id, named or id(node) in dropped))
+                    out.append((root.id, named or id(node) in dropped, False))
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                if any(p in _WORDS.split(node.func.id.lower()) for p in _PASS_NAMES[:2]):
+                    out.append((node.func.id, True, True))
     return out
 
 
@@ -156,7 +162,8 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
     nested = _nested(tree, lines) if lines else []
     if not candidates:
         return nested
-    used = {name for cls in _functions(tree, resolve) for name, kernel in _kernel_calls(cls) if kernel}
+    # kernel-like calls: of a module an import binds (ext.fwd), or of a function a from-import binds (fwd)
+    used = {(name, plain) for cls in _functions(tree, resolve) for name, kernel, plain in _kernel_calls(cls) if kernel}
     out = []
     roots: set[str] | None = None  # the names used as a module (``name.attr``), found only when needed
     for name, (st, module) in candidates.items():
@@ -167,7 +174,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
                 if name not in roots:
                     continue
             out.append((st, name, module))
-        elif name in used and isinstance(st, ast.Import) or _known(module):
+        elif (name, isinstance(st, ast.ImportFrom)) in used or _known(module):
             out.append((st, name, module))
     return out + nested
 
