@@ -102,3 +102,19 @@ def cauchy(v, z):
     got = places(code, real)
     assert set(got) == {(2, "cuda-extension-import")}
     assert {8, 12, 15, 18} <= set(got[(2, "cuda-extension-import")])
+
+
+def test_deepspeed_initialize_and_init_distributed_are_reported(real: RuleSet):
+    """oat: DeepSpeed falls back to its CPU accelerator on a host without CUDA, so its engine and
+    its process group never reach the TPU. A name of another package called ``initialize`` is not it."""
+    code = """\
+import deepspeed
+from other import initialize
+
+def setup(model, config):
+    deepspeed.init_distributed(timeout=60)
+    engine, opt, _, _ = deepspeed.initialize(model=model, config=config)
+    initialize(model)
+    return engine, opt
+"""
+    assert set(places(code, real)) == {(5, "deepspeed-init-distributed"), (6, "deepspeed-initialize")}
