@@ -105,7 +105,7 @@ from .scanoptional import optional_imports, required
 from .scanray import gpu_resources, mentions_gpus
 from .scanreach import reached
 from .scanrules import RuleSet, ScanRule
-from .scansettings import BACKEND, reads, settings
+from .scansettings import BACKEND, DEVICE, reads, settings
 from .scantriton import kernels, launches
 
 if TYPE_CHECKING:
@@ -923,6 +923,8 @@ class Visitor:
             if type(expr) is ast.Name and not ranky(expr) and (function := s.parameter(expr.id, scope)) is not None:
                 s.pending_params.append((node, expr.id, function))
             elif type(expr) is ast.Attribute:  # self.device, set from a parameter: self.device = device in __init__
+                if type(expr.value) is ast.Name and expr.value.id not in ("self", "cls"):
+                    s.setting_reads.append((DEVICE, expr, node))  # config.device, set in another file
                 for e, inner in s.members(expr, scope):
                     if type(e) is ast.Name and not ranky(e) and (function := s.parameter(e.id, inner)) is not None:
                         s.pending_params.append((node, e.id, function))
@@ -1345,9 +1347,13 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         _device_modules(s) if s.module is not None and _picks_device_module(s) else (),
         _device_calls(s, scanned),
         tuple((name, *key) for name, key in s.failed.items()),
-        settings(s, kept or [], frozenset(r.id for r in s.rules.detectors.get("nccl-string", ()))),
+        settings(s, kept or [], _rule_ids(s, "nccl-string"), _rule_ids(s, "cuda-device-string", "cuda-fstring")),
         reads(s),
     )
+
+
+def _rule_ids(s: FileScan, *detectors: str) -> frozenset[str]:
+    return frozenset(r.id for d in detectors for r in s.rules.detectors.get(d, ()))  # type: ignore[call-overload]
 
 
 def _exports(s: FileScan) -> list[Export]:

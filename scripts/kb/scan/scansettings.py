@@ -8,8 +8,14 @@ scanner reports the default where it is written (the line to change); each file 
 cares about given ``<anything>.<name>``), and ``read_elsewhere`` makes each read in another file a
 related place of the default's finding: that is where a TPU run fails.
 
-A name set in more than one scanned file is left alone, as is a read of a name its own file sets
-(kb.scan.scan follows those itself).
+A config object filled in a function (``config.device = torch.device("cuda:0") if ... else
+...``, as ml_collections configs are) is a setting too, named with the object's name
+(``config.device``): each ``x.to(config.device)`` in another file is one of its reads.
+
+A name set in more than one scanned file is left alone, unless it names its object: then each file
+that sets it is one the run may use (``configs/default_cifar10_configs.py``,
+``configs/default_celeba_configs.py``), and a read is a place of each. A read of a name its own
+file sets is left to kb.scan.scan, which follows those itself.
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import NamedTuple
 from .scannames import FileScan, Finding
 
 BACKEND = "backend"  # the keyword a "nccl" default is given to (init_process_group, new_group)
+DEVICE = "device"  # where work is put: x.to(config.device), torch.zeros(n, device=config.device)
 
 
 class Setting(NamedTuple):
@@ -62,21 +69,39 @@ def _defaults(tree: ast.Module, s: FileScan) -> list[tuple[str, ast.expr]]:
     return out
 
 
-def settings(s: FileScan, kept: list[Finding], nccl: frozenset[str]) -> tuple[Setting, ...]:
-    """The defaults in this file that are findings: of a ``nccl`` rule (given to ``backend``), or of a
-    rule for the keyword the setting is named for (``attn_implementation``)."""
+def _config_fields(tree: ast.Module) -> list[tuple[str, ast.expr]]:
+    """(object.name, value) of each ``object.name = value`` in a module-level function (not ``self``)."""
+    out = []
+    for fn in (st for st in tree.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for st in ast.walk(fn):
+            if type(st) is ast.Assign and len(st.targets) == 1 and type(t := st.targets[0]) is ast.Attribute:
+                if type(t.value) is ast.Name and t.value.id not in ("self", "cls"):
+                    out.append((f"{t.value.id}.{t.attr}", st.value))
+    return out
+
+
+def settings(s: FileScan, kept: list[Finding], nccl: frozenset[str], devices: frozenset[str]) -> tuple[Setting, ...]:
+    """The defaults in this file that are findings: of a ``nccl`` rule (given to ``backend``), of a
+    rule for the keyword the setting is named for (``attn_implementation``), or of a ``cuda`` device
+    string in a config object's field (given where work is put)."""
     tree = s.module.node if s.module is not None else None
     named = {r.id for k in s.rules.unbound for r in s.rules.keywords.get(k, ())}
-    at = {(f.line, f.column): f.rule for f in kept if f.rule in nccl or f.rule in named}
+    at = {(f.line, f.column): f.rule for f in kept if f.rule in nccl or f.rule in named or f.rule in devices}
     if not isinstance(tree, ast.Module) or not at:
         return ()
     out = []
     for name, value in _defaults(tree, s):
         line, column, _ = s.position(value)
-        if (rule := at.get((line, column))) is not None:
+        if (rule := at.get((line, column))) is not None and rule not in devices:
             keyword = BACKEND if rule in nccl else name if name in s.rules.unbound else None
             if keyword is not None:
                 out.append(Setting(name, keyword, line, column, rule))
+    for name, value in _config_fields(tree) if devices.intersection(at.values()) else ():
+        for node in ast.walk(value):  # the cuda string inside: torch.device("cuda:0") if ... else ...
+            where = s.position(node)[:2] if type(node) is ast.Constant else None
+            if where is not None and at.get(where) in devices:
+                out.append(Setting(name, DEVICE, *where, at[where]))
+                break
     return tuple(out)
 
 
@@ -84,7 +109,15 @@ def reads(s: FileScan) -> tuple[Read, ...]:
     """Each keyword a setting may be given to (``backend``, a keyword some rule looks for) whose value
     is an attribute (``args.dist_backend``), and each ``init_process_group(args.backend)``: what the
     walk noted (kb.scan.scan)."""
-    return tuple(Read(v.attr, k, *s.position(v)[:2], *s.position(call)[:2]) for k, v, call in s.setting_reads)
+    return tuple(Read(_read_name(k, v), k, *s.position(v)[:2], *s.position(call)[:2]) for k, v, call in s.setting_reads)
+
+
+def _read_name(keyword: str, value: ast.Attribute) -> str:
+    """What a read names: the attribute (``args.dist_backend``: dist_backend), or for a device the
+    object and the attribute (``config.device``)."""
+    if keyword == DEVICE and type(value.value) is ast.Name:
+        return f"{value.value.id}.{value.attr}"
+    return value.attr
 
 
 def read_elsewhere(
@@ -100,11 +133,12 @@ def read_elsewhere(
         own = {m.name for m in made}
         for r in used:
             found = where.get((r.name, r.keyword), [])
-            if r.name in own or len({p for p, _ in found}) != 1 or found[0][0] == path:
+            files = {p for p, _ in found}
+            if r.name in own or path in files or not files or (len(files) > 1 and "." not in r.name):
                 continue
-            there, setting = found[0]
-            places = extra.setdefault((there, setting.line, setting.column, setting.rule), set())
-            places |= {(path, r.line, r.column), (path, r.call_line, r.call_column)}
+            for there, setting in found:
+                places = extra.setdefault((there, setting.line, setting.column, setting.rule), set())
+                places |= {(path, r.line, r.column), (path, r.call_line, r.call_column)}
     if not extra:
         return findings
     out = []
