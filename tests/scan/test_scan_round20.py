@@ -47,3 +47,26 @@ def step(config, args, batch, model):
     ]
     for f in strings:
         assert {(Path(p).name, line) for p, line, _ in f.elsewhere} == {("train.py", 2)}
+
+
+def test_an_import_chain_to_a_module_that_builds_cuda_ops_fails_at_each_step(tmp_path: Path, real: RuleSet):
+    """score_sde_pytorch: run_lib.py imports models/ncsnpp.py, which imports layerspp.py (among other
+    names of one statement), which imports up_or_down_sampling.py, which imports the op module that
+    builds CUDA sources as it loads: each of those imports is a place of the first one's finding. An
+    import inside a function does not make its own file fail as it loads."""
+    files = {
+        "op/__init__.py": "",
+        "op/upfirdn.py": 'from torch.utils.cpp_extension import load\n\next = load("upfirdn", sources=["k.cu"])\n',
+        "models/__init__.py": "",
+        "models/utils.py": "",
+        "models/up.py": "from op import upfirdn\n",
+        "models/layers.py": "from . import utils, up\n",
+        "models/net.py": "from . import layers\n",
+        "run.py": "from models import net\n",
+        "lazy.py": "def f():\n    from models import utils, up\n",
+        "later.py": "import lazy\n",
+    }
+    findings = scan_tree(tmp_path, real, files)
+    (first,) = [f for f in findings if f.rule == "local-cuda-module" and f.path.endswith("up.py")]
+    got = {(Path(p).as_posix(), line) for p, line, _ in first.elsewhere}
+    assert got == {("models/layers.py", 1), ("models/net.py", 1), ("run.py", 1), ("lazy.py", 2)}

@@ -235,29 +235,25 @@ def local_modules(findings: list[Finding], flows: list[Flows], rules: RuleSet) -
     return sorted(findings + extra) if extra else findings
 
 
+Places = set[tuple[str, int, int]]  # (path, line, column)
+_UP = 2  # how many more imports up a chain the places of a module that fails as it loads are followed
+
+
 def imported_elsewhere(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
     """The findings, each import of a GPU package at the top of a scanned module (its ``cuda_only``
     reason, when the module is not CUDA code itself) with each import of that module in another scanned
     file, and the calls of what that import binds, as places: loading the module fails there. So too
     for a module's import of a CUDA-only module of the tree (``local-cuda-module``), one step further
-    up the chain of imports."""
+    up the chain of imports. A file that imports such a module at its top fails as it loads, too: the
+    imports of it are places of the same finding, up to ``_UP`` more steps (score_sde_pytorch's
+    run_lib.py imports models/ncsnpp.py, which imports the module that builds CUDA ops)."""
     why = {fl.path: fl.cuda_only for fl in flows if fl.cuda_only and not fl.library}
     for f in findings:  # the first such import of a module that imports a CUDA-only one (local_modules)
         if f.rule == LOCAL_MODULE and f.path not in why:
             why[f.path] = reason(f.code, f.line)
     if not why:
         return findings
-    tails = module_tails(flows)
-    lasts = {module_of(p)[-1] for p in why if module_of(p)}
-    extra: dict[str, set[tuple[str, int, int]]] = {}
-    for fl in flows:
-        for imp in fl.imports:
-            if all(lasts.isdisjoint(m) for m in imp.modules):
-                continue  # no part of it names one of those modules: most imports
-            there = _first_file(tails, fl.path, imp)
-            if there in why and there != fl.path:
-                places = {(fl.path, imp.line, imp.column), *((fl.path, ln, col) for ln, col in _calls_of(fl, imp))}
-                extra.setdefault(there, set()).update(places)
+    extra = _importers(flows, module_tails(flows), set(why))
     if not extra:
         return findings
     out = []
@@ -266,6 +262,36 @@ def imported_elsewhere(findings: list[Finding], flows: list[Flows]) -> list[Find
             f = f._replace(elsewhere=tuple(sorted({*f.elsewhere, *extra.pop(f.path)})), how="followed")
         out.append(f)
     return out
+
+
+def _importers(flows: list[Flows], tails: dict[tuple[str, ...], list[str]], failing: set[str]) -> dict[str, Places]:
+    """For each of the ``failing`` files (each fails as it loads), the imports of it in other files and
+    the calls of what they bind; and, up to ``_UP`` more steps, the imports of a file that imports one
+    at its top, which fails as it loads too."""
+    origin = {p: p for p in failing}  # a file that fails as it loads -> the failing file that says why
+    frontier = set(failing)
+    extra: dict[str, Places] = {}
+    for _ in range(1 + _UP):
+        lasts = {module_of(p)[-1] for p in frontier if module_of(p)}
+        reached: dict[str, str] = {}
+        for fl in flows:
+            for imp in fl.imports:
+                if all(lasts.isdisjoint(m) for m in imp.modules):
+                    continue  # no part of it names one of those modules: most imports
+                # each module it loads: ``from . import utils, layerspp`` loads layerspp.py too
+                loaded = (file_of(tails, fl.path, m, imp.exact) for m in imp.modules)
+                there = next((t for t in loaded if t is not None and t in frontier), None)
+                if there is None:
+                    continue
+                places = {(fl.path, imp.line, imp.column), *((fl.path, ln, col) for ln, col in _calls_of(fl, imp))}
+                extra.setdefault(origin[there], set()).update(places)
+                if imp.top and fl.path not in origin:
+                    reached[fl.path] = origin[there]
+        origin.update(reached)
+        frontier = set(reached)
+        if not frontier:
+            break
+    return extra
 
 
 def _calls_of(fl: Flows, imp: Imported) -> tuple[tuple[int, int], ...]:
