@@ -1352,8 +1352,9 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
     )
 
 
-def _rule_ids(s: FileScan, *detectors: str) -> frozenset[str]:
-    return frozenset(r.id for d in detectors for r in s.rules.detectors.get(d, ()))  # type: ignore[call-overload]
+def _rule_ids(s: FileScan, *detectors: Detector) -> frozenset[str]:
+    """The ids of the rules of ``detectors``."""
+    return frozenset(r.id for d in detectors for r in s.rules.detectors.get(d, ()))
 
 
 def _exports(s: FileScan) -> list[Export]:
