@@ -49,6 +49,7 @@ import hashlib
 import os
 import re
 import stat
+import sys
 from collections.abc import Collection, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -382,6 +383,9 @@ class Visitor:
                 s.extensions[(name, st.lineno)] = module  # each import: forward and backward may each import it
                 first = first or st
         if first is not None:  # dynamicconvFunction.apply(x, w) in this file is a place of the import too
+            for st in tree.body:  # ext_c = exllamav2_ext: its uses are the import's places too
+                if type(st) is ast.Assign and type(st.value) is ast.Name and st.value.id in s.imported:
+                    s.imported.update({t.id: s.imported[st.value.id] for t in st.targets if type(t) is ast.Name})
             s.wrappers = extension_wrappers(tree, s.resolve, {name for name, _ in s.extensions})
             for name in s.wrappers:
                 s.imported.setdefault(name, first)
@@ -1004,6 +1008,9 @@ class Visitor:
             if kw.arg not in ("device", "device_map") or type(kw.value) is not ast.Name or ranky(kw.value):
                 continue
             held = [e for e, _ in s.exprs(kw.value.id, scope) if e is not None]
+            held += [
+                b for e in held if type(e) is ast.IfExp for b in (e.body, e.orelse)
+            ]  # {"": rank} if ddp else "auto"
             if kw.arg == "device" and any(ranky(e) for e in held):
                 s.detect("rank-device-index", kw)
             for e in held if kw.arg == "device_map" else ():
@@ -1180,10 +1187,34 @@ def _cuda_only(s: FileScan, kept: list[Finding]) -> tuple[str, bool]:
         for f in kept
         if f.rule in CUDA_ONLY_RULES and f.severity == "must-change" and any(a <= f.line <= b for a, b in spans)
     ]
+    built = _fallback_builds(body)
+    found += [f for f in kept if f.rule in LIBRARY_RULES and any(a <= f.line <= b for a, b in built)]
     found.sort(key=lambda f: f.rule not in LIBRARY_RULES)
     if not found:
         return "", False
     return reason(found[0].code, found[0].line), found[0].rule in LIBRARY_RULES or _kernels(s)
+
+
+def _fallback_builds(body: list[ast.stmt]) -> list[tuple[int, int]]:
+    """The spans of the module's top level that run when an import in a ``try`` fails, as it does on a
+    TPU host for a prebuilt CUDA extension: the ``except`` handlers, and each ``if FLAG:`` whose flag a
+    handler sets true (``except ImportError: build_jit = True``). A CUDA extension built there
+    (``cpp_extension.load`` of ``.cu`` sources) is what the module loads on a TPU host."""
+    tries = [
+        st for st in body if type(st) is ast.Try and any(isinstance(x, (ast.Import, ast.ImportFrom)) for x in st.body)
+    ]
+    handlers = [h for st in tries for h in st.handlers]
+    flags = {
+        t.id
+        for h in handlers
+        for x in h.body
+        if type(x) is ast.Assign and type(x.value) is ast.Constant and x.value.value is True
+        for t in x.targets
+        if type(t) is ast.Name
+    }
+    ifs = [st for st in body if type(st) is ast.If and type(st.test) is ast.Name and st.test.id in flags]
+    spans = [(h.lineno, h.end_lineno or h.lineno) for h in handlers]
+    return spans + [(st.lineno, st.end_lineno or st.lineno) for st in ifs]
 
 
 def _bound_name(scope: Scope, call: ast.Call) -> str | None:
@@ -1437,11 +1468,14 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
             out.append(Bound(parts, True, imported, name, calls, made))
     for name, path in s.aliases.items():
         module, _, imported = path.rpartition(".")
+        if not module and name == path and name in s.module_calls:  # import utils; utils.setup(args)
+            out += _module_calls(s, name, scanned)
         if not module or module.startswith("torch"):
             continue
         parts = tuple(module.split("."))
         if scanned is None or parts in scanned:
             calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
+            calls += tuple(s.position(c) for c in s.module_calls.get(name, ()))  # ext_c.gemm(x): a module's
             made = tuple(s.position(c) for c in instance_calls(s, name))
             out.append(Bound(parts, False, imported, name, calls, made))
     inherited = _inherited_calls(s, {b.bound for b in out}) if s.self_calls and out else {}
@@ -1449,6 +1483,18 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
         for method, found in inherited.get(b.bound, {}).items():
             out.append(Bound(b.module, b.exact, f"{b.name}.{method}", b.bound, tuple(found)))
     return tuple(out)
+
+
+def _module_calls(s: FileScan, name: str, scanned: Scanned) -> list[Bound]:
+    """The functions of the module ``import name`` binds that the file calls as ``name.function(...)``,
+    each as a from-import of it would bind them (torch and the standard library left out)."""
+    if name in sys.stdlib_module_names or name == "torch" or (scanned is not None and (name,) not in scanned):
+        return []
+    calls: dict[str, list[tuple[int, int, str]]] = {}
+    for call in s.module_calls[name]:
+        if type(call.func) is ast.Attribute:
+            calls.setdefault(call.func.attr, []).append(s.position(call))
+    return [Bound((name,), False, attr, name, tuple(found)) for attr, found in calls.items()]
 
 
 def _inherited_calls(s: FileScan, bases: set[str]) -> dict[str, dict[str, list[tuple[int, int, str]]]]:

@@ -50,17 +50,19 @@ _NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
 # csrc/rotary, csrc/fused_dense_lib, csrc/ft_attention, hopper/): source gh-flash-attention
 _KNOWN = frozenset({"dropout_layer_norm", "rotary_emb", "fused_dense_lib", "ft_attention", "flash_attn_3"})
 _FUNCTION = "torch.autograd.Function"
+_BUILDERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
 # an indented import of a module whose name says CUDA, torch's own left out (torch.cuda is no extension)
 _INDENTED_CUDA_IMPORT = re.compile(r"\n[ \t]+(?:import|from)[ \t]+(?!torch\b)[\w.]*cuda")  # \n: 3x ^ with re.M
 
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 
 
-def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
+def _candidates(tree: ast.Module, resolve: Resolve) -> tuple[dict[str, tuple[ast.stmt, str]], set[str]]:
     """The names the module's own imports (at its top, or in its ``try``/``if`` blocks) bind to modules
     that may be extensions: name -> (statement, module). An optional import, one whose ``except``
     binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses;
-    unless the module is a known extension (``_KNOWN``)."""
+    unless the module is a known extension (``_KNOWN``) or one the module builds from CUDA sources
+    under the same name (also returned): the prebuilt form of that extension."""
     statements, bound, stack = [], set[str](), list(reversed(tree.body))
     while stack:
         st = stack.pop()
@@ -73,7 +75,24 @@ def _candidates(tree: ast.Module) -> dict[str, tuple[ast.stmt, str]]:
         else:
             statements.append(st)
     found = _imported(statements)
-    return {name: at for name, at in found.items() if name not in bound or _known(at[1])}
+    built = _built(tree, statements, resolve)
+    return {name: at for name, at in found.items() if name not in bound or _known(at[1]) or name in built}, built
+
+
+def _built(tree: ast.Module, statements: list[ast.stmt], resolve: Resolve) -> set[str]:
+    """The names the module binds at its top to an extension ``torch.utils.cpp_extension`` builds at
+    run time (``ext = load(name=..., sources=...)``), when the module names a ``.cu`` source."""
+    names = {
+        t.id
+        for st in statements
+        if type(st) is ast.Assign and type(st.value) is ast.Call and resolve(st.value.func)[0] in _BUILDERS
+        for t in st.targets
+        if type(t) is ast.Name
+    }
+    cuda = (
+        n for n in ast.walk(tree) if type(n) is ast.Constant and isinstance(n.value, str) and n.value.endswith(".cu")
+    )
+    return names if names and any(cuda) else set()
 
 
 def _known(module: str) -> bool:
@@ -154,7 +173,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
     """(import statement, the name it binds, the module) of each compiled CUDA extension imported at
     the top of the module, on the evidence the module docstring lists, or inside a function under a
     name that says CUDA (``text``, the module's source, must show such an import indented)."""
-    candidates = _candidates(tree)
+    candidates, built = _candidates(tree, resolve)
     lines, line, at = set(), 1, 0
     for m in _INDENTED_CUDA_IMPORT.finditer(text) if "cuda" in text else ():  # line numbers counted on
         line, at = line + text.count("\n", at, m.start() + 1), m.start() + 1
@@ -174,7 +193,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
                 if name not in roots:
                     continue
             out.append((st, name, module))
-        elif (name, isinstance(st, ast.ImportFrom)) in used or _known(module):
+        elif (name, isinstance(st, ast.ImportFrom)) in used or _known(module) or name in built:
             out.append((st, name, module))
     return out + nested
 
