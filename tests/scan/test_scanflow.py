@@ -83,7 +83,10 @@ def test_a_module_two_files_could_be_or_none_is_left_alone():
         Flows("a/engine.py", exports=exports),
         Flows("b/engine.py", exports=exports),
     ]
-    assert join([ours], flows) == [ours]  # two files end in engine.py
+    elsewhere = [flows[0]._replace(path="c/main.py"), *flows[1:]]
+    assert join([finding("c/main.py", 3, 10)], elsewhere) == [finding("c/main.py", 3, 10)]  # two engine.py
+    (beside,) = join([ours], flows)  # a script loads the engine.py in its own folder (sys.path[0])
+    assert beside.how == "followed"
     missing = [Flows("a/main.py", passed=(Passed(("nowhere",), False, "train", 0, None, (3, 10)),))]
     assert join([ours], missing) == [ours]
     exact = [flows[0]._replace(passed=(Passed(("engine",), True, "train", 0, None, (3, 10)),)), flows[1]]

@@ -972,6 +972,9 @@ class Visitor:
                         s.use(origin, node, rule)
                         if at.lineno != node.lineno:  # and the keyword, on its own line: the part to edit
                             s.use(origin, at, rule)
+                elif is_nccl(value) and origin.lineno != node.lineno:  # init_process_group(\n backend="nccl")
+                    for rule in s.rules.detectors.get("nccl-string", ()):
+                        s.use(origin, node, rule)  # the call's own line, where it raises, is a place
 
     def rank_index(self, node: ast.Call, path: str | None, name: str, method: bool) -> None:
         """A device index taken from the rank: each TorchTPU process owns device 0 only."""
@@ -1008,9 +1011,7 @@ class Visitor:
             if kw.arg not in ("device", "device_map") or type(kw.value) is not ast.Name or ranky(kw.value):
                 continue
             held = [e for e, _ in s.exprs(kw.value.id, scope) if e is not None]
-            held += [
-                b for e in held if type(e) is ast.IfExp for b in (e.body, e.orelse)
-            ]  # {"": rank} if ddp else "auto"
+            held += [b for e in held if type(e) is ast.IfExp for b in (e.body, e.orelse)]  # {...} if ddp else ...
             if kw.arg == "device" and any(ranky(e) for e in held):
                 s.detect("rank-device-index", kw)
             for e in held if kw.arg == "device_map" else ():

@@ -14,6 +14,9 @@ every unknown package):
   name counts when that name says ``fwd`` or ``bwd`` (``from structured_kernels import
   cauchy_mult_sym_fwd``); or
 - a setup.py of the scanned tree builds it as a ``CUDAExtension`` (then any import of it counts); or
+- the module itself builds the same name from ``.cu`` sources with ``torch.utils.cpp_extension.load``
+  when the import fails (``try: import fast_ext`` then ``fast_ext = load(...)``): the import is the
+  prebuilt form of that extension; or
 - it is one of the extensions flash-attention's own setup.py files build (``dropout_layer_norm``,
   ``rotary_emb``, ``flash_attn_3``: ``_KNOWN``), imported with a fallback or not.
 
@@ -57,12 +60,13 @@ _INDENTED_CUDA_IMPORT = re.compile(r"\n[ \t]+(?:import|from)[ \t]+(?!torch\b)[\w
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 
 
-def _candidates(tree: ast.Module, resolve: Resolve) -> tuple[dict[str, tuple[ast.stmt, str]], set[str]]:
+def _candidates(tree: ast.Module, resolve: Resolve | None) -> tuple[dict[str, tuple[ast.stmt, str]], set[str]]:
     """The names the module's own imports (at its top, or in its ``try``/``if`` blocks) bind to modules
     that may be extensions: name -> (statement, module). An optional import, one whose ``except``
     binds the name a fallback (``except ImportError: ext = None``), is not one: the code chooses;
     unless the module is a known extension (``_KNOWN``) or one the module builds from CUDA sources
-    under the same name (also returned): the prebuilt form of that extension."""
+    under the same name (also returned; looked for only given ``resolve``): the prebuilt form of that
+    extension."""
     statements, bound, stack = [], set[str](), list(reversed(tree.body))
     while stack:
         st = stack.pop()
@@ -75,7 +79,7 @@ def _candidates(tree: ast.Module, resolve: Resolve) -> tuple[dict[str, tuple[ast
         else:
             statements.append(st)
     found = _imported(statements)
-    built = _built(tree, statements, resolve)
+    built = _built(tree, statements, resolve) if resolve is not None else set()
     return {name: at for name, at in found.items() if name not in bound or _known(at[1]) or name in built}, built
 
 
@@ -173,7 +177,7 @@ def extension_imports(tree: ast.Module, resolve: Resolve, text: str) -> list[tup
     """(import statement, the name it binds, the module) of each compiled CUDA extension imported at
     the top of the module, on the evidence the module docstring lists, or inside a function under a
     name that says CUDA (``text``, the module's source, must show such an import indented)."""
-    candidates, built = _candidates(tree, resolve)
+    candidates, built = _candidates(tree, resolve if "cpp_extension" in text else None)
     lines, line, at = set(), 1, 0
     for m in _INDENTED_CUDA_IMPORT.finditer(text) if "cuda" in text else ():  # line numbers counted on
         line, at = line + text.count("\n", at, m.start() + 1), m.start() + 1

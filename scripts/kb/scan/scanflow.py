@@ -308,7 +308,16 @@ def _calls_of(fl: Flows, imp: Imported) -> tuple[tuple[int, int], ...]:
 
 def file_of(tails: dict[tuple[str, ...], list[str]], path: str, module: tuple[str, ...], exact: bool) -> str | None:
     """The one scanned file (not ``path``) that ``module`` names (exactly, for a relative import)."""
-    files = [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
+    return one_file([f for f in tails.get(module, ()) if not exact or module_of(f) == module], path)
+
+
+def one_file(files: list[str], path: str) -> str | None:
+    """The file of ``files`` an import in ``path`` loads: the only one, or among several the one beside
+    ``path`` (``from utils import x`` in a script loads the script's own utils.py: its folder comes
+    first on ``sys.path``); None when that is not known, or it is ``path`` itself."""
+    if len(files) > 1:
+        folder = posixpath.dirname(path)
+        files = [f for f in files if posixpath.dirname(f) == folder]
     return files[0] if len(files) == 1 and files[0] != path else None
 
 
@@ -332,7 +341,7 @@ def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Importe
     for module in imp.modules:
         files = [f for f in tails.get(module, ()) if not imp.exact or module_of(f) == module]
         if files:
-            return files[0] if len(files) == 1 and files[0] != path else None
+            return one_file(files, path)
     return None
 
 
@@ -352,8 +361,7 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
             returns.setdefault((fl.path, r.function), []).append(r)
 
     def file_of(fl: Flows, module: tuple[str, ...], exact: bool) -> str | None:
-        files = [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
-        return files[0] if len(files) == 1 and files[0] != fl.path else None
+        return one_file([f for f in tails.get(module, ()) if not exact or module_of(f) == module], fl.path)
 
     def returning(fl: Flows, c: Called) -> str | None:
         """The file whose ``c.function`` returns a device: the module's own, else the one module of
