@@ -1,7 +1,8 @@
 """Issue 34, rounds twenty-two (mdlm, mistral-inference, nanoVLM, PixArt-alpha) and twenty-three
 (ChatGLM-6B, lightllm, Latte, EasyContext), labelled blind: a per-rank device index fails inside the
 function that holds it, so each call of that function is a place of its finding; a script's import loads
-the module beside it; a process-group call over several lines is a place of its "nccl"."""
+the module beside it; a process-group call over several lines is a place of its "nccl"; the private spelling
+of `attn_implementation`."""
 
 from __future__ import annotations
 
@@ -73,3 +74,15 @@ def test_a_process_group_call_over_lines_is_a_place_of_its_nccl(real: RuleSet):
     code = "import torch.distributed as dist\n\ndist.init_process_group(\n    backend='nccl',\n    rank=0,\n)\n"
     (found,) = [f for f in scan_source(code, "dist_utils.py", real) if f.rule == "nccl-backend"]
     assert (found.line, found.related) == (4, ((3, 1),))
+
+
+def test_the_private_spelling_of_attn_implementation_is_the_same_request(real: RuleSet):
+    """Round twenty-three (EasyContext): ``_attn_implementation="flash_attention_2"`` reaches the config
+    as ``attn_implementation=`` does (transformers 5.25); "sdpa" in either spelling is fine."""
+    code = (
+        "from transformers import AutoModelForCausalLM\n"
+        "m = AutoModelForCausalLM.from_pretrained(\n    'x',\n    _attn_implementation='flash_attention_2',\n)\n"
+        "n = AutoModelForCausalLM.from_pretrained('x', _attn_implementation='sdpa')\n"
+    )
+    found = [(f.line, f.code) for f in scan_source(code, "train.py", real) if f.rule == "hf-flash-attention"]
+    assert found == [(4, "TPU640")]

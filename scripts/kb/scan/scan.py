@@ -845,7 +845,7 @@ class Visitor:
         """``kname=expr`` given at ``where`` to ``call`` (its path and chain; None: set in a mapping
         or an attribute, a call's arguments to be, which only rules with no call path match)."""
         s = self.s
-        for rule in s.rules.keywords.get(kname, ()):
+        for rule in s.rules.keywords.get(_SPELLINGS.get(kname, kname), ()):
             if rule.call is not None and (call is None or not rule.call.matches(*call)):
                 continue
             if not rule.value:
@@ -1099,6 +1099,9 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
 
 
 _GROUP_STARTS = frozenset({"init_process_group", "new_group"})  # calls that start a process group
+# other spellings of a keyword some rule looks for: transformers hands from_pretrained's leftover keywords to
+# the config, whose ``_attn_implementation`` property sets what ``attn_implementation=`` does (whl-transformers)
+_SPELLINGS = {"_attn_implementation": "attn_implementation"}
 
 
 def _called(call: ast.Call) -> str:
