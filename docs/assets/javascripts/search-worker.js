@@ -31,14 +31,18 @@
  *    by the share of the text the match covers.
  * 3. Speed (the first results within 300 ms of the page becoming interactive, on every load):
  *    - the lunr index, once built, is kept in IndexedDB for the next page load, which loads it and
- *      fills the tables that highlighting reads only for the documents in some results;
+ *      fills the tables that highlighting reads only for the documents in some results. It is kept
+ *      as text per term and per section, read only when a query reaches it, with sections named by
+ *      short keys (1.4 MB where lunr's own JSON is 3.1 MB; tests/browser/test_search_stored.py):
+ *      a new worker's JSON.parse of the whole index was most of a later load's time to results;
  *    - a section's words field (kb/render/searchindex.py: its words once each, never shown) is added
  *      to the index without lunr's per-word bookkeeping, and taken off the section, so it is
  *      neither highlighted nor sent back with each result;
  *    - on a served site this worker is started from the page head (search-early.js), fetches the
- *      search index itself (search-early.js or search-setup.js gives its URL) and answers "ready"
- *      as soon as its index is built: the page, still busy loading, would hand over its own copy
- *      only later. That copy is then not built again.
+ *      search index itself (search-early.js or search-setup.js gives its URL; the fetch starts
+ *      before Material's worker is loaded) and answers "ready" as soon as its index is built: the
+ *      page, still busy loading, would hand over its own copy only later. That copy is then not
+ *      built again.
  *
  * Under node the rewrite is exported, for tests/browser/test_search_query.py.
  */
@@ -108,7 +112,7 @@
   // and these settings: the next page load (a new worker) loads it instead of building it again,
   // which is most of the time from a page load to the first results. Where IndexedDB is not
   // available (or fails), the index is built as before.
-  var CACHE_VERSION = "2 " + LENGTH_WEIGHT; // 2: the words field without positions
+  var CACHE_VERSION = "3 " + LENGTH_WEIGHT; // 2: the words field without positions; 3: read on demand
   var database = openDatabase();
   var previous = database.then(stored); // read while Material's page fetches the search index
 
@@ -153,6 +157,108 @@
       hash = Math.imul(hash, 0x01000193) >>> 0;
     }
     return hash.toString(16) + "-" + text.length;
+  }
+
+  // The stored index: each term's postings and each section's vectors as text, read (JSON.parse)
+  // only when a query reaches them, so a page load does not turn the whole index into objects
+  // (most of the time the load took). A posting names a section by its place in the search index's
+  // docs (shortKey), not by its address: one posting per word and section, each keyed by the section,
+  // so short keys make the stored index a fraction of the size. Returns null (store nothing) when a
+  // section of the index is not among the docs.
+  function compact(index, refs) {
+    var ids = Object.create(null);
+    for (var i = 0; i < refs.length; i++) ids[refs[i]] = shortKey(i);
+    var missing = false;
+    function id(ref) {
+      if (!(ref in ids)) missing = true;
+      return ids[ref];
+    }
+    var terms = Object.keys(index.invertedIndex).sort(); // the order TokenSet.Builder needs
+    var postings = terms.map(function (term) {
+      var posting = index.invertedIndex[term];
+      var short = { _index: posting._index };
+      for (var field in posting) {
+        if (field === "_index") continue;
+        short[field] = {};
+        for (var ref in posting[field]) short[field][id(ref)] = posting[field][ref];
+      }
+      return JSON.stringify(short);
+    });
+    var vectorRefs = Object.keys(index.fieldVectors);
+    var vectors = vectorRefs.map(function (fieldRef) {
+      return JSON.stringify(index.fieldVectors[fieldRef].toJSON());
+    });
+    vectorRefs = vectorRefs.map(function (fieldRef) {
+      var cut = fieldRef.indexOf(self.lunr.FieldRef.joiner);
+      return fieldRef.slice(0, cut + 1) + id(fieldRef.slice(cut + 1));
+    });
+    if (missing) return null;
+    return {
+      fields: index.fields, pipeline: index.pipeline.toJSON(),
+      terms: terms, postings: postings, vectorRefs: vectorRefs, vectors: vectors
+    };
+  }
+
+  // A section's key: its place in letters (a ... Z, ba ...), never a number, whose keys an object
+  // would list first, so the sections of a posting stay in the order lunr added them (which orders
+  // results of equal score).
+  var LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+  function shortKey(place) {
+    var key = "";
+    do {
+      key = LETTERS.charAt(place % LETTERS.length) + key;
+      place = Math.floor(place / LETTERS.length);
+    } while (place > 0);
+    return key;
+  }
+
+  // An object whose values are made from their text when first read (Index.query reads a handful).
+  function lazyTable(keys, texts, make) {
+    var at = Object.create(null);
+    for (var i = 0; i < keys.length; i++) at[keys[i]] = i;
+    var made = Object.create(null);
+    function get(key) {
+      if (typeof key !== "string" || !(key in at)) return undefined;
+      if (!(key in made)) made[key] = make(texts[at[key]]);
+      return made[key];
+    }
+    return new Proxy(made, {
+      get: function (target, key) { return get(key); },
+      has: function (target, key) { return typeof key === "string" && key in at; },
+      ownKeys: function () { return keys.slice(); },
+      getOwnPropertyDescriptor: function (target, key) {
+        if (typeof key !== "string" || !(key in at)) return undefined;
+        return { value: get(key), writable: true, enumerable: true, configurable: true };
+      }
+    });
+  }
+
+  // lunr's Index.load, from the stored form; its results name sections by address, as the index
+  // just built does.
+  function loadStored(stored, refs) {
+    var lunr = self.lunr;
+    var tokens = new lunr.TokenSet.Builder();
+    for (var i = 0; i < stored.terms.length; i++) tokens.insert(stored.terms[i]);
+    tokens.finish();
+    var index = new lunr.Index({
+      invertedIndex: lazyTable(stored.terms, stored.postings, JSON.parse),
+      fieldVectors: lazyTable(stored.vectorRefs, stored.vectors, function (text) {
+        return new lunr.Vector(JSON.parse(text));
+      }),
+      tokenSet: tokens.root,
+      fields: stored.fields,
+      pipeline: lunr.Pipeline.load(stored.pipeline)
+    });
+    var byKey = Object.create(null);
+    for (var k = 0; k < refs.length; k++) byKey[shortKey(k)] = refs[k];
+    var query = index.query;
+    index.query = function () {
+      var results = query.apply(this, arguments);
+      for (var j = 0; j < results.length; j++) results[j].ref = byKey[results[j].ref];
+      return results;
+    };
+    return index;
   }
 
   // A section's words (plain words, once each) go into the index as lunr's own add would put them,
@@ -272,6 +378,7 @@
     };
     keepTitles(data.docs || []);
     var key = CACHE_VERSION + " " + digest(JSON.stringify([data.config, data.docs]));
+    var refs = (data.docs || []).map(function (doc) { return doc.location; }); // Material's ref
     return database.then(function (db) {
       return previous.then(function (record) {
         if (record && record.key === key) {
@@ -282,13 +389,16 @@
           };
           builder.build = function () {
             restore();
-            return headingsFirst(tablesOnDemand(lunr.Index.load(JSON.parse(record.index)), later));
+            return headingsFirst(tablesOnDemand(loadStored(record.index, refs), later));
           };
         } else if (db) {
           builder.build = function () {
             restore();
             var index = build.call(this);
-            setTimeout(function () { store(db, { key: key, index: JSON.stringify(index) }); }, 500);
+            setTimeout(function () {
+              var stored = compact(index, refs);
+              if (stored !== null) store(db, { key: key, index: stored });
+            }, 500);
             return headingsFirst(index);
           };
         }
@@ -354,9 +464,9 @@
   var abandoned = false;
   var earlyOptions = {};
 
-  function startEarly(url, suggest, onMessage) {
+  function startEarly(response, suggest, onMessage) {
     earlyOptions.suggest = suggest;
-    early = fetch(url)
+    early = response
       .then(function (response) {
         if (!response.ok) throw new Error("search index: HTTP " + response.status);
         return response.json();
@@ -417,9 +527,12 @@
   var hash = (script ? script.src : self.location.href).split("#")[1] || "";
   var settings = new URLSearchParams(hash.split("?")[0]);
   var material = settings.get("worker");
-  if (material) importScripts(material);
   var index = settings.get("index");
-  if (index && onMessage && self.lunr && typeof fetch === "function") {
-    startEarly(index, settings.get("suggest") === "1", onMessage);
+  // the search index is fetched while Material's worker is loaded and compiled
+  var response = index && typeof fetch === "function" ? fetch(index) : null;
+  if (response) response.catch(function () { /* startEarly gives up on it */ });
+  if (material) importScripts(material);
+  if (response && onMessage && self.lunr) {
+    startEarly(response, settings.get("suggest") === "1", onMessage);
   }
 })();
