@@ -171,8 +171,9 @@ def is_nccl(value: object) -> bool:
     return value == "nccl" or any(part.rpartition(":")[2].strip() == "nccl" for part in value.split(","))
 
 
-# the rules of CUDA objects whose every use fails with them (an Event's record, a GradScaler's step)
-_CUDA_OBJECTS = frozenset({"cuda-events", "cuda-streams", "cuda-amp-calls"})
+# the rules of CUDA objects whose every use fails with them (an Event's record, a GradScaler's step,
+# a CUDAGraph's replay)
+_CUDA_OBJECTS = frozenset({"cuda-events", "cuda-streams", "cuda-amp-calls", "cuda-graph-class"})
 # the checkpoint loaders, each with the position of its map_location argument
 _LOADS = {"torch.load": 1, "torch.hub.load_state_dict_from_url": 2, "torch.utils.model_zoo.load_url": 2}
 # Lightning's entry points, whose accelerator= defaults to "auto" (the CPU on a TorchTPU host)
