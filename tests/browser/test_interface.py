@@ -109,3 +109,32 @@ def test_every_code_block_has_a_working_copy_button(new_context, site, origin):
     copied = page.evaluate("() => navigator.clipboard.readText()")
     expected = block.locator("code").inner_text()
     assert copied.strip() and copied.strip() == expected.strip()
+
+
+# The end of the search box's text, and the buttons beside it once a query is typed (share, clear).
+TEXT_AND_BUTTONS = """() => {
+  const input = document.querySelector("input.md-search__input");
+  const box = input.getBoundingClientRect();
+  const textEnd = box.right - parseFloat(getComputedStyle(input).paddingRight);
+  const buttons = [...document.querySelectorAll(".md-search__options > *")]
+    .map(e => e.getBoundingClientRect()).filter(r => r.width > 0 && r.right > box.left && r.left < box.right);
+  return {textEnd, buttons: buttons.map(r => r.left)};
+}"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_long_pasted_query_never_runs_under_the_search_buttons(new_context, origin, width):
+    """A pasted error message is longer than the box: its end, where the caret is, must not sit under
+    the share or the clear button."""
+    page = new_context(viewport={"width": width, "height": 844}).new_page()
+    page.goto(f"{origin}/")
+    page.evaluate(
+        "() => { const t = document.getElementById('__search'); t.checked = true; t.dispatchEvent(new Event('change')); }"
+    )
+    page.locator("input.md-search__input").fill(
+        "ValueError: Cannot set TPU device to index 1, current process is bound"
+    )
+    page.wait_for_function("() => document.querySelectorAll('.md-search__options > *').length > 0", timeout=HANG_MS)
+    found = page.evaluate(TEXT_AND_BUTTONS)
+    assert len(found["buttons"]) == 2, found
+    assert found["textEnd"] <= min(found["buttons"]) + 0.5, found
