@@ -18,7 +18,6 @@ than one, is left alone.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from .scannames import Finding
@@ -308,7 +307,12 @@ def _calls_of(fl: Flows, imp: Imported) -> tuple[tuple[int, int], ...]:
 
 def file_of(tails: dict[tuple[str, ...], list[str]], path: str, module: tuple[str, ...], exact: bool) -> str | None:
     """The one scanned file (not ``path``) that ``module`` names (exactly, for a relative import)."""
-    return one_file([f for f in tails.get(module, ()) if not exact or module_of(f) == module], path)
+    return one_file(_named(tails, module, exact), path)
+
+
+def _named(tails: dict[tuple[str, ...], list[str]], module: tuple[str, ...], exact: bool) -> list[str]:
+    """The scanned files ``module`` may name (exactly the one, for a relative import)."""
+    return [f for f in tails.get(module, ()) if not exact or module_of(f) == module]
 
 
 def one_file(files: list[str], path: str) -> str | None:
@@ -339,8 +343,7 @@ def _packages(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported)
 def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Imported) -> str | None:
     """The one scanned file (not ``path``) that the longest module ``imp`` may name matches."""
     for module in imp.modules:
-        files = [f for f in tails.get(module, ()) if not imp.exact or module_of(f) == module]
-        if files:
+        if files := _named(tails, module, imp.exact):
             return one_file(files, path)
     return None
 
@@ -360,13 +363,10 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
         for r in fl.returns:
             returns.setdefault((fl.path, r.function), []).append(r)
 
-    def file_of(fl: Flows, module: tuple[str, ...], exact: bool) -> str | None:
-        return one_file([f for f in tails.get(module, ()) if not exact or module_of(f) == module], fl.path)
-
     def returning(fl: Flows, c: Called) -> str | None:
         """The file whose ``c.function`` returns a device: the module's own, else the one module of
         that package that defines it (``from timm import utils; utils.f()``, f in timm/utils/dist.py)."""
-        there = file_of(fl, c.module, c.exact)
+        there = file_of(tails, fl.path, c.module, c.exact)
         if there is not None and (there, c.function) in returns:
             return there
         inside: list[str] = []
@@ -380,7 +380,7 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
     extra: dict[tuple[str, int, int], set[tuple[str, int, int]]] = {}
     for fl in flows:
         for p in fl.passed:
-            if (there := file_of(fl, p.module, p.exact)) is None:
+            if (there := file_of(tails, fl.path, p.module, p.exact)) is None:
                 continue
             for e in exports.get((there, p.function), ()):
                 if (e.param == p.keyword) if p.keyword is not None else (p.position == e.position >= 0):
@@ -391,7 +391,7 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
             if (there := returning(fl, c)) is not None:
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
-    reach = _reached_elsewhere(flows, file_of)
+    reach = _reached_elsewhere(flows, tails)
     return _with_places(findings, extra, reach) if extra or reach else findings
 
 
@@ -416,7 +416,7 @@ def _with_places(
 
 
 def _reached_elsewhere(
-    flows: list[Flows], file_of: Callable[[Flows, tuple[str, ...], bool], str | None]
+    flows: list[Flows], tails: dict[tuple[str, ...], list[str]]
 ) -> dict[tuple[str, int, int, str], set[tuple[str, int, int]]]:
     """Each call in one file of a function another file defines (``from .utils import setup``, then
     ``setup(cfg)``) that fails inside (kb.scan.scanreach): a place of that failure's finding. A name
@@ -428,13 +428,13 @@ def _reached_elsewhere(
     inits = {fl.path: fl for fl in flows if fl.path.endswith("__init__.py") and fl.bound}
     for fl in flows:
         for b in fl.bound:
-            if not b.calls or (there := file_of(fl, b.module, b.exact)) is None:
+            if not b.calls or (there := file_of(tails, fl.path, b.module, b.exact)) is None:
                 continue
             name = b.name
             if (there, name) not in failing and there in inits:  # a package that imports it from one of its modules
                 init = inits[there]
                 again = next((a for a in init.bound if a.bound == name), None)
-                if again is not None and (inner := file_of(init, again.module, again.exact)) is not None:
+                if again is not None and (inner := file_of(tails, init.path, again.module, again.exact)) is not None:
                     there, name = inner, again.name
             if (key := failing.get((there, name))) is not None:
                 line, column, rule = key
