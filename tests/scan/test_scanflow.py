@@ -62,20 +62,20 @@ def test_a_worker_sends_only_the_calls_and_from_imports_of_scanned_modules(real:
     assert sent.imports == every.imports  # every import: a setup.py may build any module as an extension
 
 
-def test_a_value_passed_by_position_or_keyword_gains_the_uses_in_the_other_file():
+def test_a_value_passed_by_position_or_keyword_gains_the_uses_in_the_other_file(real: RuleSet):
     flows = [
         Flows("r/main.py", passed=(Passed(("engine",), False, "train", 1, None, (3, 10)),)),
         Flows("r/eval.py", passed=(Passed(("r", "engine"), False, "train", -1, "device", (7, 2)),)),
         Flows("r/engine.py", exports=(Export("train", "device", 1, 12, 5), Export("train", "model", 0, 11, 5))),
     ]
-    out = join([finding("r/eval.py", 7, 2), finding("r/main.py", 3, 10)], flows)
+    out = join([finding("r/eval.py", 7, 2), finding("r/main.py", 3, 10)], flows, real)
     assert [(f.path, f.elsewhere, f.how) for f in out] == [
         ("r/eval.py", (("r/engine.py", 12, 5),), "followed"),
         ("r/main.py", (("r/engine.py", 12, 5),), "followed"),
     ]
 
 
-def test_a_module_two_files_could_be_or_none_is_left_alone():
+def test_a_module_two_files_could_be_or_none_is_left_alone(real: RuleSet):
     ours = finding("a/main.py", 3, 10)
     exports = (Export("train", "device", 0, 5, 1),)
     flows = [
@@ -84,22 +84,22 @@ def test_a_module_two_files_could_be_or_none_is_left_alone():
         Flows("b/engine.py", exports=exports),
     ]
     elsewhere = [flows[0]._replace(path="c/main.py"), *flows[1:]]
-    assert join([finding("c/main.py", 3, 10)], elsewhere) == [finding("c/main.py", 3, 10)]  # two engine.py
-    (beside,) = join([ours], flows)  # a script loads the engine.py in its own folder (sys.path[0])
+    assert join([finding("c/main.py", 3, 10)], elsewhere, real) == [finding("c/main.py", 3, 10)]  # two engine.py
+    (beside,) = join([ours], flows, real)  # a script loads the engine.py in its own folder (sys.path[0])
     assert beside.how == "followed"
     missing = [Flows("a/main.py", passed=(Passed(("nowhere",), False, "train", 0, None, (3, 10)),))]
-    assert join([ours], missing) == [ours]
+    assert join([ours], missing, real) == [ours]
     exact = [flows[0]._replace(passed=(Passed(("engine",), True, "train", 0, None, (3, 10)),)), flows[1]]
-    assert join([ours], exact) == [ours]  # a relative import names its file exactly: 'engine' is not 'a/engine'
+    assert join([ours], exact, real) == [ours]  # a relative import names its file exactly: 'engine' is not 'a/engine'
 
 
-def test_only_a_device_value_finding_gains_uses_and_a_wrong_position_matches_nothing():
+def test_only_a_device_value_finding_gains_uses_and_a_wrong_position_matches_nothing(real: RuleSet):
     flows = [
         Flows("m.py", passed=(Passed(("e",), False, "f", 2, None, (1, 1)),)),
         Flows("e.py", exports=(Export("f", "device", 1, 9, 9), Export("f", "x", -1, 8, 8))),
     ]
     other = finding("m.py", 1, 1, rule="nccl-backend")
-    assert join([finding("m.py", 1, 1), other], flows) == [finding("m.py", 1, 1), other]
+    assert join([finding("m.py", 1, 1), other], flows, real) == [finding("m.py", 1, 1), other]
 
 
 def test_scan_all_follows_a_device_into_the_module_that_uses_it(tmp_path: Path, real: RuleSet):
@@ -174,15 +174,15 @@ def test_a_device_a_function_returns_gains_the_places_other_files_use_it(tmp_pat
     assert f.elsewhere == (("gd/train_util.py", 4, 12), ("scripts/train.py", 3, 1), ("scripts/train.py", 4, 5))
 
 
-def test_a_returned_device_joins_only_a_call_of_that_function_in_one_file():
+def test_a_returned_device_joins_only_a_call_of_that_function_in_one_file(real: RuleSet):
     flows = [
         Flows("r/dist.py", returns=(Returned("dev", 5, 25),)),
         Flows("r/train.py", calls=(Called(("dist",), False, "dev", 3, 1), Called(("dist",), False, "other", 4, 1))),
         Flows("r/eval.py", calls=(Called(("r", "dist"), True, "dev", 9, 2), Called(("nowhere",), False, "dev", 2, 2))),
     ]
-    out = join([finding("r/dist.py", 5, 25)], flows)
+    out = join([finding("r/dist.py", 5, 25)], flows, real)
     assert out[0].elsewhere == (("r/eval.py", 9, 2), ("r/train.py", 3, 1))
-    assert join([finding("r/dist.py", 5, 25, rule="nccl-backend")], flows)[0].elsewhere == ()
+    assert join([finding("r/dist.py", 5, 25, rule="nccl-backend")], flows, real)[0].elsewhere == ()
 
 
 def test_a_device_bound_to_a_package_function_call_is_followed_into_the_module_that_returns_it(
@@ -211,15 +211,15 @@ def test_a_device_bound_to_a_package_function_call_is_followed_into_the_module_t
     assert f.elsewhere == (("train.py", 6, 5),)
 
 
-def test_a_package_function_is_matched_only_when_one_module_of_the_package_returns_a_device():
+def test_a_package_function_is_matched_only_when_one_module_of_the_package_returns_a_device(real: RuleSet):
     flows = [
         Flows("p/utils/dist.py", returns=(Returned("dev", 5, 25),)),
         Flows("p/utils/other.py", returns=(Returned("pick", 2, 9),)),
         Flows("train.py", calls=(Called(("p", "utils"), False, "dev", 3, 1), Called(("p", "utils"), False, "x", 4, 1))),
     ]
-    assert join([finding("p/utils/dist.py", 5, 25)], flows)[0].elsewhere == (("train.py", 3, 1),)
+    assert join([finding("p/utils/dist.py", 5, 25)], flows, real)[0].elsewhere == (("train.py", 3, 1),)
     twice = [*flows, Flows("p/utils/again.py", returns=(Returned("dev", 7, 3),))]
-    assert join([finding("p/utils/dist.py", 5, 25)], twice)[0].elsewhere == ()  # two modules define dev
+    assert join([finding("p/utils/dist.py", 5, 25)], twice, real)[0].elsewhere == ()  # two modules define dev
 
 
 def test_an_import_of_a_cuda_only_module_of_the_tree_is_reported_where_it_is_imported(tmp_path: Path, real: RuleSet):

@@ -61,7 +61,6 @@ from .scandispatch import candidate_lines, dispatches, quiet_places, tpu_lands_o
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import (
     CUDA_ONLY_RULES,
-    DEVICE_RULES,
     LIBRARY_RULES,
     Bound,
     Called,
@@ -71,6 +70,7 @@ from .scanflow import (
     Imported,
     Passed,
     Returned,
+    device_rules,
     reason,
     relative,
 )
@@ -450,7 +450,7 @@ class Visitor:
         elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
             self.methods.append((node, scope.node))
             self.s.self_calls.setdefault(func.attr, []).append(node)
-        elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in self.s.aliases:
+        elif type(func) is ast.Attribute and type(func.value) is ast.Name and _imported(self.s, func.value.id):
             self.s.module_calls.setdefault(func.value.id, []).append(node)  # ext.gemv(x): runs the module's code
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
@@ -1340,7 +1340,8 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
     s.settled = {}  # the walk and its passes are over: the names and values read below no longer change
     exports = _exports(s)
     passed: list[Passed] = []
-    written = any(rule in DEVICE_RULES for _, _, rule in s.findings)  # a device value is written here
+    device = device_rules(s.rules)
+    written = any(rule in device for _, _, rule in s.findings)  # a device value is written here
     for call, scope, path in s.outgoing if written else ():
         where, exact, function = _callee(s, call, path)
         if scanned is not None and where not in scanned:
@@ -1471,6 +1472,7 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
             calls = tuple(s.position(c) for c, _ in s.calls.get(name, ()))
             made = tuple(s.position(c) for c in instance_calls(s, name))
             out.append(Bound(parts, True, imported, name, calls, made))
+        out += _submodule_calls(s, name, (*parts, imported), True, scanned)  # from . import du; du.setup()
     for name, path in s.aliases.items():
         module, _, imported = path.rpartition(".")
         if not module and name == path and name in s.module_calls:  # import utils; utils.setup(args)
@@ -1483,6 +1485,7 @@ def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
             calls += tuple(s.position(c) for c in s.module_calls.get(name, ()))  # ext_c.gemm(x): a module's
             made = tuple(s.position(c) for c in instance_calls(s, name))
             out.append(Bound(parts, False, imported, name, calls, made))
+        out += _submodule_calls(s, name, (*parts, imported), False, scanned)  # from pkg import du; du.setup()
     inherited = _inherited_calls(s, {b.bound for b in out}) if s.self_calls and out else {}
     for b in list(out):  # class Dist(OptLM): self.sync() calls OptLM.sync, which another file defines
         for method, found in inherited.get(b.bound, {}).items():
@@ -1495,11 +1498,30 @@ def _module_calls(s: FileScan, name: str, scanned: Scanned) -> list[Bound]:
     each as a from-import of it would bind them (torch and the standard library left out)."""
     if name in sys.stdlib_module_names or name == "torch" or (scanned is not None and (name,) not in scanned):
         return []
+    return [Bound((name,), False, attr, name, found) for attr, found in _attribute_calls(s, name).items()]
+
+
+def _imported(s: FileScan, name: str) -> bool:
+    """An import binds ``name``: ``import du``, ``from pkg import du``, ``from . import du``."""
+    return name in s.aliases or name in s.relative
+
+
+def _submodule_calls(s: FileScan, name: str, module: tuple[str, ...], exact: bool, scanned: Scanned) -> list[Bound]:
+    """For ``from pkg import du`` (``module`` is pkg.du; ``exact`` for a relative import), the
+    functions the file calls as ``du.setup(...)``, each as ``from pkg.du import setup`` would bind
+    them; none when ``du`` is no scanned module (a name of pkg itself: join finds no file for it)."""
+    if name not in s.module_calls or (scanned is not None and module not in scanned):
+        return []
+    return [Bound(module, exact, attr, name, found) for attr, found in _attribute_calls(s, name).items()]
+
+
+def _attribute_calls(s: FileScan, name: str) -> dict[str, tuple[tuple[int, int, str], ...]]:
+    """The calls ``name.function(...)`` of the file, by function."""
     calls: dict[str, list[tuple[int, int, str]]] = {}
     for call in s.module_calls[name]:
         if type(call.func) is ast.Attribute:
             calls.setdefault(call.func.attr, []).append(s.position(call))
-    return [Bound((name,), False, attr, name, tuple(found)) for attr, found in calls.items()]
+    return {attr: tuple(found) for attr, found in calls.items()}
 
 
 def _inherited_calls(s: FileScan, bases: set[str]) -> dict[str, dict[str, list[tuple[int, int, str]]]]:
@@ -1710,9 +1732,10 @@ def _scan(
     return _no_half_fixes(kept, rules), state
 
 
-def _dispatch_arms(tree: ast.Module, state: FileScan, lines: list[int]) -> list[ast.Raise]:
+def _dispatch_arms(tree: ast.Module, state: FileScan, lines: list[int]) -> list[ast.AST]:
     """Marks the comparisons and ``cuda`` literals in the tests of each device dispatch (they are
-    arms, not findings) and returns the ``raise`` statements a ``tpu`` device lands on."""
+    arms, not findings) and returns the ``raise`` statements a ``tpu`` device lands on (or the list
+    of names a refusal checks it against)."""
     lands = []
     for found in dispatches(tree, lines):
         for node in quiet_places(found):

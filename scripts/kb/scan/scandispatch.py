@@ -43,7 +43,7 @@ class Dispatch:
     names: set[str] = field(default_factory=set)
     compared: int = 0  # arms that name a backend by comparing a name (not by a probe alone)
     subjects: set[str] = field(default_factory=set)  # the names compared with the backends' names
-    lands: ast.Raise | None = None
+    lands: ast.AST | None = None  # the raise a tpu device ends at, or the list a refusal checks it against
     generic: bool = False  # where a tpu device lands, code handles any device by its name
 
 
@@ -214,12 +214,28 @@ def dispatches(tree: ast.Module, lines: list[int]) -> list[Dispatch]:
             found.lands, found.generic = _lands(tail), _generic(tail, found.subjects)
             out.append(found)
         for st in block:  # an elif's arm is the only statement of its head's else: met there, not as a head
-            if type(st) is ast.If:
+            if type(st) is ast.If and (refused := _refusal(st)) is not None:
+                out.append(refused)
+            elif type(st) is ast.If:
                 arms, last = _chain(st)
                 found = _dispatch(arms)
                 found.lands, found.generic = _lands(last), _generic(last, found.subjects)
                 out.append(found)
     return [d for d in out if "cuda" in d.names and d.names & (OTHER_BACKENDS | PORTED)]
+
+
+def _refusal(node: ast.If) -> Dispatch | None:
+    """``if name not in ("cpu", "cuda", "mps"): raise ...``: a check that refuses every device name
+    its list leaves out, ``tpu`` among them. The list is where ``tpu`` goes: the place reported."""
+    test = node.test
+    if type(test) is not ast.Compare or len(test.ops) != 1 or type(test.ops[0]) is not ast.NotIn:
+        return None
+    names = test.comparators[0]
+    if not isinstance(names, (ast.Tuple, ast.List, ast.Set)) or _lands(node.body) is None:
+        return None
+    found = Dispatch([test], compared=2, lands=names)
+    found.names = {b for e in names.elts if type(e) is ast.Constant and (b := _backend(e.value))}
+    return found
 
 
 def quiet_places(found: Dispatch) -> Iterator[ast.AST]:
@@ -236,8 +252,9 @@ def quiet_places(found: Dispatch) -> Iterator[ast.AST]:
                 yield node
 
 
-def tpu_lands_on(found: Dispatch) -> ast.Raise | None:
-    """The ``raise`` a ``tpu`` device reaches, in a dispatch on a name that does not name ``tpu``."""
+def tpu_lands_on(found: Dispatch) -> ast.AST | None:
+    """The ``raise`` a ``tpu`` device reaches, in a dispatch on a name that does not name ``tpu`` (for
+    a refusal, the list of names it is checked against)."""
     if found.names & PORTED or found.compared < 2:
         return None
     return found.lands

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..core.schema import Detector
 
 # the detectors whose finding sits where a device value is written (kb.scan.scan device_uses)
-DEVICE_RULES = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})
+DEVICE_RULES: frozenset[Detector] = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})
 # the rules whose must-change finding, in a statement the module runs when it is imported, makes the
 # module itself CUDA-only: a GPU-only package imported, or a CUDA extension built, at import time
 CUDA_ONLY_RULES = frozenset(
@@ -348,7 +348,13 @@ def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Importe
     return None
 
 
-def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
+def device_rules(rules: RuleSet) -> set[str]:
+    """The ids of the rules of DEVICE_RULES' detectors (``f"cuda:{i}"`` is detector cuda-fstring, rule
+    cuda-fstring-device)."""
+    return {r.id for name in DEVICE_RULES for r in rules.detectors.get(name, ())}
+
+
+def join(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
     """The findings, each device value's finding with the uses found in other files added."""
     tails: dict[tuple[str, ...], list[str]] = {}
     exports: dict[tuple[str, str], list[Export]] = {}
@@ -392,19 +398,21 @@ def join(findings: list[Finding], flows: list[Flows]) -> list[Finding]:
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
     reach = _reached_elsewhere(flows, tails)
-    return _with_places(findings, extra, reach) if extra or reach else findings
+    return _with_places(findings, extra, reach, device_rules(rules)) if extra or reach else findings
 
 
 def _with_places(
     findings: list[Finding],
     extra: dict[tuple[str, int, int], set[tuple[str, int, int]]],
     reach: dict[tuple[str, int, int, str], set[tuple[str, int, int]]],
+    device: set[str],
 ) -> list[Finding]:
     """The findings, each with the places ``join`` found: the uses of a device value (``extra``, by
-    where it is written) and the calls elsewhere of a function failing inside (``reach``)."""
+    where it is written, for the rules of ``device``) and the calls elsewhere of a function failing
+    inside (``reach``)."""
     out = []
     for f in findings:
-        more = extra.get((f.path, f.line, f.column)) if f.rule in DEVICE_RULES else None
+        more = extra.get((f.path, f.line, f.column)) if f.rule in device else None
         more = (more or set()) | reach.get((f.path, f.line, f.column, f.rule), set())  # a failing call elsewhere
         if more:  # a call in the finding's own file that hands the value over is one of its places there
             here = {(line, column) for path, line, column in more if path == f.path}

@@ -588,10 +588,7 @@ class FileScan:
         """What a mapping's values may hold: a dict literal's (or ``dict(k=v)``'s), those of the dicts a
         name is bound to, or of the dicts this file's function returns (``result = f(); result["device"]``).
         A constant ``key`` picks its entry, when a mapping spells it."""
-        found: list[tuple[ast.expr | None, Scope]] = [(table, scope)]
-        if isinstance(table, ast.Name):
-            found = self.exprs(table.id, scope)
-        found = [r for e, s in found for r in self._returned_by(e, s, depth) or [(e, s)]]
+        found = self._mappings(table, scope, depth)
         if not found:
             return [Values(unknown=True)]
         out: list[Values] = []
@@ -601,6 +598,21 @@ class FileScan:
             picked = [v for k, v in pairs if k is _ANY or k == key] if key is not _ANY else []
             out += [self.values(v, s, depth) for v in picked or [v for _, v in pairs]]  # no match: any entry
         return out
+
+    def _mappings(self, table: ast.expr, scope: Scope, depth: int) -> list[tuple[ast.expr | None, Scope]]:
+        """The expressions ``table`` may be: what a name is bound to, what this file's function returns,
+        and for ``CONFIG["misc"]`` (a config dict nested in a dict) the entries the outer mapping holds
+        under that constant key; an entry that is no mapping is kept, and read as unknown."""
+        found: list[tuple[ast.expr | None, Scope]] = [(table, scope)]
+        if isinstance(table, ast.Name):
+            found = self.exprs(table.id, scope)
+        elif isinstance(table, ast.Subscript) and isinstance(table.slice, ast.Constant) and depth < MAX_FOLLOW:
+            outer = self._mappings(table.value, scope, depth + 1)
+            found = []
+            for e, s in outer:
+                pairs = _mapping(e)
+                found += [(None, s)] if pairs is None else [(v, s) for k, v in pairs if k == table.slice.value]
+        return [r for e, s in found for r in self._returned_by(e, s, depth) or [(e, s)]]
 
     def _returned_by(self, e: ast.expr | None, scope: Scope, depth: int) -> list[tuple[ast.expr | None, Scope]]:
         """What the function of this file that ``e`` calls by its plain name may return; [] if none."""
@@ -669,14 +681,25 @@ def _union(parts: list[Values]) -> Values:
 
 def _lookup(node: ast.expr) -> tuple[ast.expr, list[ast.expr | None], object] | None:
     """(the mapping, the defaults, the key if a constant else _ANY) of ``M[key]`` or ``M.get(key[,
-    default])``, else None. ``M`` is a name, a dict literal, or a call (``f()["device"]``)."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, (ast.Name, ast.Dict, ast.Call)):
+    default])``, else None. ``M`` is a name, a dict literal, a call (``f()["device"]``) or a nested
+    lookup (``hyp["misc"]["device"]``)."""
+    if isinstance(node, ast.Subscript) and _keyed(node.value, ast.Name, ast.Dict, ast.Call):
         return node.value, [], _key(node.slice)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
-        if isinstance(node.func.value, (ast.Name, ast.Dict)) and 1 <= len(node.args) <= 2 and not node.keywords:
+        if _keyed(node.func.value, ast.Name, ast.Dict) and 1 <= len(node.args) <= 2 and not node.keywords:
             defaults: list[ast.expr | None] = [*node.args[1:]] or [None]  # no default: None when the key is missing
             return node.func.value, defaults, _key(node.args[0])
     return None
+
+
+def _keyed(node: ast.expr, *kinds: type[ast.expr]) -> bool:
+    """``node`` is one of ``kinds``, or a name looked up by constant keys (``CONFIG["misc"]``, a
+    config dict nested in another)."""
+    if isinstance(node, kinds):
+        return True
+    while isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+        node = node.value
+    return isinstance(node, ast.Name)
 
 
 def _key(node: ast.expr) -> object:

@@ -405,7 +405,7 @@ def scan_all(
     findings, flows = report_extensions(sorted(findings), flows, rules)
     findings = device_module_calls(own_package_imports(findings, flows, rules), flows, rules)
     findings = read_elsewhere(findings, [(fl.path, fl.settings, fl.reads) for fl in flows])
-    findings = imported_elsewhere(local_modules(join(findings, flows), flows, rules), flows)
+    findings = imported_elsewhere(local_modules(join(findings, flows, rules), flows, rules), flows)
     return findings, problems  # sorted: files sorted, each file's too
 
 
