@@ -1,7 +1,7 @@
 """Score `kb scan` against hand labels of real GPU training code (benchmarks/scan_labels.yml).
 
   python benchmarks/scan_eval.py [--mirror-root /work/.mirror] [--labels PATH] [--project PATH] [--json] [--tree]
-                                 [--no-context]
+                                 [--no-context] [--against LABELS]
 
 Each labelled file is extracted at its recorded commit from a bare mirror (``<mirror-root>/<owner>+<name>/repo``,
 read with ``git show COMMIT:PATH``) into a temporary folder, which ``python -m kb --root PROJECT scan --format json``
@@ -19,7 +19,10 @@ and in total:
 - precision: the share of findings whose primary line carries any label (breaks, change or review);
 
 then the missed lines (with the labeller's reason) and the findings on unlabelled lines. ``--json`` prints the
-same as one JSON object. ``--project`` picks which checkout's scanner runs (default: this one). Exit status: 0
+same as one JSON object. ``--project`` picks which checkout's scanner runs (default: this one).
+``--against LABELS`` scores a second, independent labelling of the same files in its place, each
+labelled line one finding: the agreement of two labellers, the ceiling a scanner scored against one
+of them can be expected to reach. Exit status: 0
 after a report, 2 when the labels, the mirror or the scanner cannot be used (with the file and line, or the repo,
 that is wrong).
 """
@@ -505,6 +508,20 @@ def evaluate(
     return per_repo, total, problems
 
 
+def findings_from_labels(repos: Sequence[RepoLabels], other: Sequence[RepoLabels]) -> list[Finding]:
+    """A second labeller's labels (``other``) as findings, one per labelled line, to score against
+    ``repos`` as the scanner is scored: how far two people who label the same files agree. Each of
+    ``repos`` must be in ``other`` at the same commit, with the same files."""
+    given = {r.repo: r for r in other}
+    out: list[Finding] = []
+    for r in repos:
+        o = given.get(r.repo)
+        if o is None or o.commit != r.commit or set(o.files) != set(r.files):
+            raise EvalError(f"{r.repo}: the second labels must have it at commit {r.commit} with the same files")
+        out += [Finding(r.repo, path, line, "label") for path, lines in o.files.items() for line in lines]
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR, help="folder of <owner>+<name>/repo mirrors")
@@ -516,12 +533,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--no-context", action="store_true", help="with --tree: drop findings outside labelled files (before round ten)"
     )
+    ap.add_argument("--against", type=Path, help="score this second labels file of the same files, not the scanner")
     args = ap.parse_args(argv)
     project = args.project.resolve()
     try:
         repos = load_labels(args.labels)
-        python = args.python or default_python(project)
-        per_repo, total, problems = evaluate(repos, args.mirror_root, project, python, args.tree, not args.no_context)
+        if args.against is not None:
+            per_repo, total = score_all(repos, findings_from_labels(repos, load_labels(args.against)))
+            problems: list[str] = []
+        else:
+            python = args.python or default_python(project)
+            context = not args.no_context
+            per_repo, total, problems = evaluate(repos, args.mirror_root, project, python, args.tree, context)
     except EvalError as exc:
         print(f"scan_eval: {exc}", file=sys.stderr)
         return 2

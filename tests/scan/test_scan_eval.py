@@ -267,3 +267,26 @@ def test_the_held_out_split_is_valid_disjoint_and_spans_the_styles():
     assert not {r.repo for r in held} & tuning
     styles = {item["style"] for item in yaml.safe_load(se.HELDOUT_LABELS.read_text())}
     assert {"trainer-accelerate", "lightning", "diffusion-gan-custom-ops", "gpt-triton-fp8", "rl", "serving"} <= styles
+
+
+def test_a_second_labelling_is_scored_as_the_scanner_is(tmp_path, capsys):
+    first = (
+        f"- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n"
+        '      3: {labels: [breaks, change], why: "x"}\n      5: {labels: [breaks], why: "y"}\n'
+        '      8: {labels: [review], why: "z"}\n'
+    )
+    second = (
+        f"- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n"
+        '      3: {labels: [change], why: "x"}\n      8: {labels: [breaks], why: "z"}\n'
+        '      9: {labels: [review], why: "w"}\n'
+    )
+    (tmp_path / "a.yml").write_text(first, encoding="utf-8")
+    (tmp_path / "b.yml").write_text(second, encoding="utf-8")
+    assert se.main(["--labels", str(tmp_path / "a.yml"), "--against", str(tmp_path / "b.yml"), "--json"]) == 0
+    total = json.loads(capsys.readouterr().out)["total"]
+    assert (total["breaks_covered"], total["breaks"], total["change_covered"], total["change"]) == (1, 2, 1, 1)
+    assert (total["findings_on_labels"], total["findings"]) == (2, 3)
+    other = second.replace("a.py", "b.py")
+    (tmp_path / "b.yml").write_text(other, encoding="utf-8")
+    assert se.main(["--labels", str(tmp_path / "a.yml"), "--against", str(tmp_path / "b.yml")]) == 2
+    assert "o/r: the second labels must have it at commit" in capsys.readouterr().err
