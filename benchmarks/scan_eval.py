@@ -1,7 +1,7 @@
 """Score `kb scan` against hand labels of real GPU training code (benchmarks/scan_labels.yml).
 
   python benchmarks/scan_eval.py [--mirror-root /work/.mirror] [--labels PATH] [--project PATH] [--json] [--tree]
-                                 [--no-context] [--against LABELS]
+                                 [--no-context] [--against LABELS | --union LABELS]
 
 Each labelled file is extracted at its recorded commit from a bare mirror (``<mirror-root>/<owner>+<name>/repo``,
 read with ``git show COMMIT:PATH``) into a temporary folder, which ``python -m kb --root PROJECT scan --format json``
@@ -22,7 +22,8 @@ then the missed lines (with the labeller's reason) and the findings on unlabelle
 same as one JSON object. ``--project`` picks which checkout's scanner runs (default: this one).
 ``--against LABELS`` scores a second, independent labelling of the same files in its place, each
 labelled line one finding: the agreement of two labellers, the ceiling a scanner scored against one
-of them can be expected to reach. Exit status: 0
+of them can be expected to reach. ``--union LABELS`` scores the scanner against both labellings
+merged (each line with the labels either gave it). Exit status: 0
 after a report, 2 when the labels, the mirror or the scanner cannot be used (with the file and line, or the repo,
 that is wrong).
 """
@@ -522,6 +523,24 @@ def findings_from_labels(repos: Sequence[RepoLabels], other: Sequence[RepoLabels
     return out
 
 
+def union(repos: Sequence[RepoLabels], other: Sequence[RepoLabels]) -> list[RepoLabels]:
+    """``repos`` with a second labelling of the same files merged in: each line carries the labels
+    either labeller gave it (precision against the union: a finding no labeller marked is wrong)."""
+    given = {r.repo: r for r in other}
+    findings_from_labels(repos, other)  # the same repositories, commits and files, or EvalError
+    out = []
+    for r in repos:
+        files: dict[str, dict[int, Label]] = {}
+        for path, lines in r.files.items():
+            theirs = given[r.repo].files[path]
+            files[path] = {}
+            for line in sorted(set(lines) | set(theirs)):
+                both = [x for x in (lines.get(line), theirs.get(line)) if x is not None]
+                files[path][line] = Label(frozenset().union(*(x.labels for x in both)), both[0].why)
+        out.append(RepoLabels(r.repo, r.commit, files, r.style))
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--mirror-root", type=Path, default=DEFAULT_MIRROR, help="folder of <owner>+<name>/repo mirrors")
@@ -534,10 +553,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--no-context", action="store_true", help="with --tree: drop findings outside labelled files (before round ten)"
     )
     ap.add_argument("--against", type=Path, help="score this second labels file of the same files, not the scanner")
+    ap.add_argument("--union", type=Path, help="score the scanner against the labels merged with this second labelling")
     args = ap.parse_args(argv)
     project = args.project.resolve()
     try:
         repos = load_labels(args.labels)
+        if args.union is not None:
+            repos = union(repos, load_labels(args.union))
         if args.against is not None:
             per_repo, total = score_all(repos, findings_from_labels(repos, load_labels(args.against)))
             problems: list[str] = []

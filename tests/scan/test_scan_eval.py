@@ -290,3 +290,22 @@ def test_a_second_labelling_is_scored_as_the_scanner_is(tmp_path, capsys):
     (tmp_path / "b.yml").write_text(other, encoding="utf-8")
     assert se.main(["--labels", str(tmp_path / "a.yml"), "--against", str(tmp_path / "b.yml")]) == 2
     assert "o/r: the second labels must have it at commit" in capsys.readouterr().err
+
+
+def test_the_union_of_two_labellings_carries_each_line_with_either_labels():
+    first = labels_from(f'- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n      3: {{labels: [change], why: "x"}}\n')
+    second = labels_from(
+        f"- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n"
+        '      3: {labels: [breaks], why: "y"}\n      7: {labels: [review], why: "z"}\n'
+    )
+    (merged,) = se.union(first, second)
+    assert {line: (sorted(lab.labels), lab.why) for line, lab in merged.files["a.py"].items()} == {
+        3: (["breaks", "change"], "x"),
+        7: (["review"], "z"),
+    }
+
+
+def test_the_second_labelling_of_the_held_out_split_labels_the_same_files():
+    held = se.load_labels(se.HELDOUT_LABELS)
+    second = se.load_labels(se.HELDOUT_LABELS.with_name("scan_labels_heldout.second.yml"))
+    assert len(se.findings_from_labels(held, second)) >= 300  # every repo at its commit, the same files
