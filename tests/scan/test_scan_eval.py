@@ -293,7 +293,9 @@ def test_a_second_labelling_is_scored_as_the_scanner_is(tmp_path, capsys):
 
 
 def test_the_union_of_two_labellings_carries_each_line_with_either_labels():
-    first = labels_from(f'- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n      3: {{labels: [change], why: "x"}}\n')
+    first = labels_from(
+        f'- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n      3: {{labels: [change], why: "x"}}\n'
+    )
     second = labels_from(
         f"- repo: o/r\n  commit: {COMMIT}\n  files:\n    a.py:\n"
         '      3: {labels: [breaks], why: "y"}\n      7: {labels: [review], why: "z"}\n'

@@ -112,3 +112,42 @@ def test_a_check_that_refuses_names_its_list_leaves_out_is_reported_at_the_list(
     prints, is no finding."""
     found = [f for f in scan_source(REFUSAL, "connector.py", real) if f.rule == "device-dispatch-no-tpu"]
     assert [(f.line, f.column) for f in found] == [(2, 27)]
+
+
+KERNELS = """\
+import torch
+import xformers.ops as xops
+from flash_attn import flash_attn_varlen_func
+from flash_attn.bert_padding import unpad_input
+
+class Attn(torch.nn.Module):
+    def forward(self, q, k, v, mask):
+        q, idx, cu, n, _ = unpad_input(q, mask)
+        out = flash_attn_varlen_func(
+            q, k, v, cu, cu, n, n,
+        )
+        return xops.memory_efficient_attention(q, k, v) + out
+"""
+
+
+def test_each_call_of_what_a_kernel_package_binds_is_a_line_to_change(real: RuleSet):
+    """The tuning split's labellers mark each flash-attn or xFormers call as a line to change (to SDPA),
+    as the optional import's calls already were."""
+    found = [(f.line, f.rule) for f in scan_source(KERNELS, "attn.py", real) if f.severity == "must-change"]
+    assert [line for line, rule in found if rule == "kernel-package-call"] == [8, 9, 12]
+
+
+def test_a_kernel_package_scanned_from_its_own_tree_reports_no_call_of_itself(tmp_path: Path, real: RuleSet):
+    """Scanning FlashAttention's own code: its imports of flash_attn are the package's own, so neither
+    they nor the calls of what they bind are findings."""
+    (tmp_path / "flash_attn" / "modules").mkdir(parents=True)
+    files = {
+        "flash_attn/__init__.py": "",
+        "flash_attn/modules/__init__.py": "",
+        "flash_attn/utils.py": "def split(n, world):\n    return n // world\n",
+        "flash_attn/modules/mha.py": "from flash_attn.utils import split\n\nheads = split(8, 2)\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    assert problems == [] and [f.rule for f in findings] == []

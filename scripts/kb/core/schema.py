@@ -334,6 +334,7 @@ Detector = Literal[
     "triton-kernel",
     "triton-launch",
     "device-dispatch-no-tpu",
+    "kernel-package-call",
 ]
 
 

@@ -342,13 +342,7 @@ class Visitor:
             for call, followed in s.pending_loader:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
-        if s.imported:
-            _subclass_uses(s, tree)
-        for names in s.instances.values() if s.imported else ():
-            for name in dict.fromkeys(n for n in names if n in s.imported):
-                for call in instance_calls(s, name):
-                    s.imported_use(name, call)
-        optional_imports(s, tree)  # before the failures are followed: its calls fail, not the import
+        self.imports_used(tree)
         raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
         uses = _import_uses(s) if s.imported_uses else []
         uses = sorted(uses + _device_moves(s, s.links[:direct])) if direct or s.moves else uses
@@ -357,6 +351,20 @@ class Visitor:
             calls = [(call, scope.node) for made in s.calls.values() for call, scope in made]
             # the calls of a function failing inside, and the module's functions that do (for other files)
             s.reached = reached(tree, raising, calls + self.methods, uses, s.failed, self.handed)
+
+    def imports_used(self, tree: ast.Module) -> None:
+        """The uses of what a reported import binds: subclasses, instances' calls, an optional import's
+        calls (before the failures are followed: they fail, not the import) and a kernel package's calls."""
+        s = self.s
+        if s.imported:
+            _subclass_uses(s, tree)
+        for names in s.instances.values() if s.imported else ():
+            for name in dict.fromkeys(n for n in names if n in s.imported):
+                for call in instance_calls(s, name):
+                    s.imported_use(name, call)
+        optional_imports(s, tree)
+        if s.imported_uses and "kernel-package-call" in self.det:
+            _kernel_calls(s)
 
     def kernels_and_resources(self, tree: ast.Module) -> None:
         """Triton kernels and their launches (kb.scan.scantriton), and Ray's GPU resource (kb.scan.scanray)."""
@@ -1082,6 +1090,31 @@ def _derived(body: list[ast.stmt], names: Collection[str]) -> Iterator[tuple[ast
 def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
     """The ``self.attr(...)`` calls of each attribute made by calling ``name``."""
     return [call for attr, names in s.instances.items() if name in names for call in s.self_calls.get(attr, ())]
+
+
+# the imports of GPU kernel packages (attention and the fused ops beside it): each call of what they
+# bind is a line to change, to SDPA or the plain PyTorch op
+_KERNEL_IMPORTS = frozenset(
+    {"flash-attn-import", "flash-attn-interface-import", "ring-flash-attn-import", "flashinfer-import"}
+    | {"sageattention-import", "xformers-import"}
+)
+
+
+def _kernel_calls(s: FileScan) -> None:
+    """Each call of a name a kernel package's import binds (``flash_attn_func(q, k, v)``,
+    ``xops.memory_efficient_attention(...)``, ``RMSNorm(dim)``) is a finding of its own: the line to
+    rewrite. A call through an instance (``self.norm(x)``) stays a place of the import's finding, and
+    a line that already holds a must-change finding (an optional import's call) keeps that one."""
+    spoke = {key[:2] for key in s.findings if key[2] in _KERNEL_IMPORTS}
+    taken = {key[0] for key, f in s.findings.items() if f.severity == "must-change"}
+    for statement, use in s.imported_uses:
+        if type(use) is not ast.Call or s.position(statement)[:2] not in spoke or use.lineno in taken:
+            continue
+        root = use.func
+        while type(root) is ast.Attribute:
+            root = root.value
+        if type(root) is ast.Name and root.id in s.imported:
+            s.detect("kernel-package-call", use)
 
 
 def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:

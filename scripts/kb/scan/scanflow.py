@@ -454,7 +454,8 @@ def own_package_imports(findings: list[Finding], flows: list[Flows], rules: Rule
     """The findings without those of a package's rule (``imports: liger_kernel``) at an import of a
     module of the scanned tree itself: scanning Liger's own code, ``from liger_kernel.ops.utils
     import x`` loads a file the scan reads, whose own findings show what in it needs CUDA. A file's
-    module name is Python's: its folders up to the first one without an ``__init__.py``."""
+    module name is Python's: its folders up to the first one without an ``__init__.py``. A file left
+    with no such import finding keeps no ``kernel-package-call`` either (its calls are the package's own)."""
     packaged = {rule.id for found in rules.import_index.values() for rule in found}
     if not any(f.rule in packaged for f in findings):
         return findings
@@ -466,7 +467,9 @@ def own_package_imports(findings: list[Finding], flows: list[Flows], rules: Rule
         for imp in fl.imports
         if not imp.exact and (imp.named in names if imp.named else all(m in names for m in imp.modules))
     }
-    return [f for f in findings if f.rule not in packaged or (f.path, f.line) not in own]
+    kept = [f for f in findings if f.rule not in packaged or (f.path, f.line) not in own]
+    spoken = {f.path for f in kept if f.rule in packaged}  # a kernel call stands on an import still reported
+    return [f for f in kept if f.rule != "kernel-package-call" or f.path in spoken]
 
 
 def _package_name(path: str, packages: set[str]) -> tuple[str, ...]:
