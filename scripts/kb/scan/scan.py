@@ -56,7 +56,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from ..core.errors import Problem
 from .scandefault import default_device_calls
-from .scandevtest import DEVICE_TESTS, device_tests
+from .scandevtest import DEVICE_TESTS, cuda_asserts, device_tests
 from .scandispatch import candidate_lines, dispatches, quiet_places, tpu_lands_on
 from .scanext import extension_imports, extension_wrappers
 from .scanflow import (
@@ -343,6 +343,8 @@ class Visitor:
                 s.detect("dataloader-fork", call, followed)
         self.kernels_and_resources(tree)
         self.imports_used(tree)
+        if s.device_tests and "assert-is-cuda" in self.det:
+            _cuda_asserts(s, tree)
         raising = sorted(k for k in s.findings if k[2] in s.rules.raising)  # kb.scan.scanreach
         uses = _import_uses(s) if s.imported_uses else []
         uses = sorted(uses + _device_moves(s, s.links[:direct])) if direct or s.moves else uses
@@ -528,6 +530,7 @@ class Visitor:
             if isinstance(operand, ast.Constant) and is_cuda(operand.value):  # not "cudagraph_pass"
                 if id(node) not in self.s.arms:  # an arm of a device dispatch (kb.scan.scandispatch)
                     self.s.detect("cuda-compare", node)
+                    self.s.device_tests.append(node)  # assert x.device.type == "cuda" (kb.scan.scandevtest)
                 self.s.quiet.add(id(operand))
             elif isinstance(operand, ast.Constant) and operand.value == "cpu":
                 self.s.device_tests.append(node)
@@ -1090,6 +1093,16 @@ def _derived(body: list[ast.stmt], names: Collection[str]) -> Iterator[tuple[ast
 def instance_calls(s: FileScan, name: str) -> list[ast.Call]:
     """The ``self.attr(...)`` calls of each attribute made by calling ``name``."""
     return [call for attr, names in s.instances.items() if name in names for call in s.self_calls.get(attr, ())]
+
+
+def _cuda_asserts(s: FileScan, tree: ast.Module) -> None:
+    """``assert x.is_cuda``, ``assert x.device.type == "cuda"``: findings (kb.scan.scandevtest), each in
+    place of the comparison's own ``cuda-compare``."""
+    compares = [r.id for r in s.rules.detectors.get("cuda-compare", ())]
+    for node in cuda_asserts(tree, s.device_tests):
+        s.detect("assert-is-cuda", node)
+        for rule in compares:
+            s.findings.pop((*s.position(node)[:2], rule), None)
 
 
 # the imports of GPU kernel packages (attention and the fused ops beside it): each call of what they

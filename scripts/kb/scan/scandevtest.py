@@ -8,8 +8,9 @@
 - ``is-cuda-test``: ``if x.is_cuda: <plain torch>`` used as the "on an accelerator" test. A TPU
   tensor's ``is_cuda`` is False, so the TPU takes the other (CPU) path. Reported when the branch
   ``is_cuda`` guards holds no CUDA-only code; a guard of CUDA-only code is right as it is.
-- ``assert-is-cuda``: ``assert x.is_cuda`` (alone or among ``and``-ed conditions) fails for every
-  TPU tensor, whatever follows it.
+- ``assert-is-cuda``: ``assert x.is_cuda`` or ``assert x.device.type == "cuda"`` (alone or among
+  ``and``-ed conditions) fails for every TPU tensor, whatever follows it, and so does every call of
+  the function that asserts it.
 """
 
 from __future__ import annotations
@@ -47,8 +48,7 @@ def device_tests(
     for parents in _parents(tree, {n.lineno for n in is_cuda} | {t.lineno for t, _ in cpu}):
         for node in is_cuda:
             if node in parents and _asserted(node, parents):
-                out.append(("assert-is-cuda", node, []))
-                continue
+                continue  # cuda_asserts: a finding already
             branch = guarded(node, parents) if node in parents else []
             if branch and not _cuda_inside(branch, places, line, defs):
                 out.append(("is-cuda-test", node, []))
@@ -57,6 +57,28 @@ def device_tests(
             if other and _cuda_inside(other, places, line, defs):
                 out.append(("cpu-else-cuda", test, _calls_of(other, defs)))
     return out
+
+
+def cuda_asserts(tree: ast.Module, candidates: list[ast.expr]) -> list[ast.expr]:
+    """The ``x.is_cuda`` attributes and ``x.device.type == "cuda"`` comparisons among ``candidates``
+    that an ``assert`` requires (``assert-is-cuda``): found before the failures are followed, since
+    every call of the function that asserts one fails too."""
+    on_cuda = [
+        n
+        for n in candidates
+        if isinstance(n, ast.Attribute)
+        and n.attr == "is_cuda"
+        or isinstance(n, ast.Compare)
+        and all(type(op) is ast.Eq for op in n.ops)
+    ]
+    if not on_cuda:
+        return []
+    return [
+        n
+        for parents in _parents(tree, {n.lineno for n in on_cuda})
+        for n in on_cuda
+        if n in parents and _asserted(n, parents)
+    ]
 
 
 def _asserted(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:

@@ -142,7 +142,7 @@ class PatternIndex:
 
 _RAISING_DETECTORS = frozenset(
     {"triton-launch", "cuda-extension-call", "optional-import-call", "cuda-sources", "cuda-extension-import"}
-    | {"rank-device-index"}
+    | {"rank-device-index", "assert-is-cuda"}
 )
 
 

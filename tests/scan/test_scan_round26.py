@@ -1,0 +1,60 @@
+"""Issue 34, round twenty-six (minRF, Open-Sora, FlagEmbedding, tianshou, spinningup), labelled blind:
+``assert x.device.type == "cuda"`` fails as ``assert x.is_cuda`` does, and every call of the function
+that asserts it fails with it; DeepSpeed's ``get_accelerator()`` is its CPU accelerator on a TPU host."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.scan.scan import scan_source
+from kb.scan.scanrules import RuleSet
+from scantree import project_rules
+
+GATHER = """\
+import torch
+
+def _gather(x, group):
+    out = [torch.empty_like(x) for _ in range(2)]
+    assert x.device.type == "cuda"
+    torch.distributed.all_gather(out, x, group=group)
+    return torch.cat(out)
+
+class Gather(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, group):
+        return _gather(x, group)
+
+def check(x):
+    if x.device.type == "cuda":
+        return x
+    return x.cpu()
+"""
+
+
+@pytest.fixture(scope="module")
+def real() -> RuleSet:
+    return project_rules()
+
+
+def test_an_assert_that_a_tensor_is_on_cuda_fails_where_the_function_is_called(real: RuleSet):
+    """Open-Sora: _gather asserts its input is a CUDA tensor; forward calls it."""
+    found = {f.line: f for f in scan_source(GATHER, "comm.py", real)}
+    assert found[5].rule == "assert-is-cuda" and [line for line, _ in found[5].related] == [12]
+    assert found[15].rule == "cuda-compare"  # a test that is no assert stays a comparison
+
+
+ACCEL = """\
+import torch
+from deepspeed import get_accelerator
+
+if local_rank == -1:
+    device = torch.device(get_accelerator().device_name())
+else:
+    get_accelerator().set_device(local_rank)
+"""
+
+
+def test_deepspeeds_accelerator_is_reported_at_each_use(real: RuleSet):
+    """minRF: the device comes from DeepSpeed's accelerator, the CPU one on a TorchTPU host."""
+    found = [(f.line, f.rule) for f in scan_source(ACCEL, "train.py", real) if f.rule.startswith("deepspeed")]
+    assert found == [(5, "deepspeed-get-accelerator"), (7, "deepspeed-get-accelerator")]
