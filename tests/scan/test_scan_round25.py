@@ -10,8 +10,7 @@ import pytest
 
 from kb.scan.scan import scan_source
 from kb.scan.scanrules import RuleSet
-from kb.scan.scanrun import scan_all
-from scantree import project_rules
+from scantree import project_rules, scan_tree
 
 NESTED = """\
 import torch
@@ -53,8 +52,6 @@ def test_a_device_in_a_nested_config_dict_is_followed_to_each_use(real: RuleSet)
 def test_a_rank_formatted_cuda_device_returned_by_another_module_gains_its_uses(tmp_path: Path, real: RuleSet):
     """improved-diffusion: dist_util.dev() returns th.device(f"cuda:{rank % 8}"); the training loop
     (a relative import) and the scripts (an absolute one) move work to it."""
-    (tmp_path / "gd").mkdir()
-    (tmp_path / "scripts").mkdir()
     files = {
         "gd/__init__.py": "",
         "gd/dist_util.py": "import torch as th\n\ndef dev():\n    if th.cuda.is_available():\n"
@@ -62,11 +59,9 @@ def test_a_rank_formatted_cuda_device_returned_by_another_module_gains_its_uses(
         "gd/train_util.py": "from . import dist_util\n\ndef step(batch):\n    return batch.to(dist_util.dev())\n",
         "scripts/train.py": "from gd import dist_util\nmodel.to(dist_util.dev())\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    findings = scan_tree(tmp_path, real, files)
     (f,) = [f for f in findings if f.rule == "cuda-fstring-device"]
-    assert problems == [] and (f.path, f.line) == ("gd/dist_util.py", 5)
+    assert (f.path, f.line) == ("gd/dist_util.py", 5)
     assert {(p, line) for p, line, _ in f.elsewhere} == {("gd/train_util.py", 4), ("scripts/train.py", 2)}
 
 
@@ -74,19 +69,15 @@ def test_a_failing_function_called_through_its_imported_module_is_a_place_there(
     """improved-diffusion: the scripts run ``dist_util.setup_dist()`` after ``from pkg import
     dist_util``, and the training loop after ``from . import dist_util``; the function starts a
     process group on "nccl", so each call is where the run stops."""
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "scripts").mkdir()
     files = {
         "pkg/__init__.py": "",
         "pkg/du.py": "import torch.distributed as dist\n\ndef setup():\n    dist.init_process_group(backend='nccl')\n",
         "pkg/loop.py": "from . import du\n\ndef run():\n    du.setup()\n    du.other()\n",
         "scripts/train.py": "from pkg import du\n\ndu.setup()\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
+    findings = scan_tree(tmp_path, real, files)
     (f,) = [f for f in findings if f.rule == "nccl-backend"]
-    assert problems == [] and (f.path, f.line) == ("pkg/du.py", 4)
+    assert (f.path, f.line) == ("pkg/du.py", 4)
     assert {(p, line) for p, line, _ in f.elsewhere} == {("pkg/loop.py", 4), ("scripts/train.py", 3)}
 
 
@@ -140,14 +131,11 @@ def test_each_call_of_what_a_kernel_package_binds_is_a_line_to_change(real: Rule
 def test_a_kernel_package_scanned_from_its_own_tree_reports_no_call_of_itself(tmp_path: Path, real: RuleSet):
     """Scanning FlashAttention's own code: its imports of flash_attn are the package's own, so neither
     they nor the calls of what they bind are findings."""
-    (tmp_path / "flash_attn" / "modules").mkdir(parents=True)
     files = {
         "flash_attn/__init__.py": "",
         "flash_attn/modules/__init__.py": "",
         "flash_attn/utils.py": "def split(n, world):\n    return n // world\n",
         "flash_attn/modules/mha.py": "from flash_attn.utils import split\n\nheads = split(8, 2)\n",
     }
-    for name, text in files.items():
-        (tmp_path / name).write_text(text, encoding="utf-8")
-    findings, problems = scan_all([(str(tmp_path / n), n) for n in sorted(files)], real, jobs=1)
-    assert problems == [] and [f.rule for f in findings] == []
+    findings = scan_tree(tmp_path, real, files)
+    assert [f.rule for f in findings] == []
