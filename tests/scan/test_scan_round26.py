@@ -58,3 +58,20 @@ def test_deepspeeds_accelerator_is_reported_at_each_use(real: RuleSet):
     """minRF: the device comes from DeepSpeed's accelerator, the CPU one on a TorchTPU host."""
     found = [(f.line, f.rule) for f in scan_source(ACCEL, "train.py", real) if f.rule.startswith("deepspeed")]
     assert found == [(5, "deepspeed-get-accelerator"), (7, "deepspeed-get-accelerator")]
+
+
+LOGGED = """\
+import logging
+import torch
+
+log = logging.getLogger(__name__)
+log.info(f"CUDA available? {torch.cuda.is_available()}")
+print("cuda:", torch.cuda.is_available())
+use_amp = torch.cuda.is_available()
+"""
+
+
+def test_a_cuda_probe_only_written_to_a_log_is_info(real: RuleSet):
+    """lm-evaluation-harness logs whether CUDA is there: the answer changes nothing the run does."""
+    found = [(f.line, f.severity) for f in scan_source(LOGGED, "m.py", real) if f.rule == "cuda-is-available"]
+    assert found == [(5, "info"), (6, "info"), (7, "must-change")]

@@ -75,6 +75,7 @@ from .scanflow import (
     relative,
 )
 from .scanguard import (
+    PROBE,
     apply_guards,
     drop_logging_guards,
     mark_unguarded,
@@ -1764,8 +1765,9 @@ def _scan(
     if "is_available" in text:
         kept = apply_guards(tree, kept, rules, state.line)
         kept = soften_short_circuited(tree, kept, state.resolve, state.line)
-    if "print" in text or "log" in text:
-        kept = soften_logged(tree, kept, rules.attribute_ids, state.line)
+    if "print" in text or "log" in text:  # and torch.cuda.is_available(), which only answers, in a message
+        probes = frozenset(r.id for r in rules.calls.match(PROBE, PROBE))
+        kept = soften_logged(tree, kept, rules.attribute_ids | probes, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):

@@ -206,8 +206,9 @@ def _log_name(name: str) -> bool:
 def soften_logged(
     tree: ast.Module, findings: list[Finding], attributes: frozenset[str], line: Callable[[int], str]
 ) -> list[Finding]:
-    """``findings`` with each one of an attribute rule (``torch.version.cuda``) inside the arguments of
-    a print or logging call made info: a value only written to a log changes nothing the run does."""
+    """``findings`` with each one of an attribute rule (``torch.version.cuda``), or of the ``rules``
+    given beside them (``torch.cuda.is_available()``), inside the arguments of a print or logging
+    call made info: a value only written to a log changes nothing the run does."""
     candidates = {  # the call's name is on the finding's line, or the statement's first: a cheap filter
         f.line
         for f in findings
