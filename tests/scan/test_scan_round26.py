@@ -60,6 +60,16 @@ def test_deepspeeds_accelerator_is_reported_at_each_use(real: RuleSet):
     assert found == [(5, "deepspeed-get-accelerator"), (7, "deepspeed-get-accelerator")]
 
 
+def test_the_device_deepspeeds_accelerator_names_is_followed_to_its_uses(real: RuleSet):
+    """minRF: each batch goes to the device built from get_accelerator().device_name(): cpu on a TPU host."""
+    code = (
+        ACCEL.replace("get_accelerator().set_device(local_rank)", "pass")
+        + "x = batch.to(device)\ny = torch.ones(2, device=device)\n"
+    )
+    (found,) = [f for f in scan_source(code, "train.py", real) if f.rule == "deepspeed-get-accelerator"]
+    assert found.line == 5 and {line for line, _ in found.related} >= {8, 9}
+
+
 LOGGED = """\
 import logging
 import torch

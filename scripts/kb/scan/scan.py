@@ -85,6 +85,7 @@ from .scanguard import (
 )
 from .scanhost import on_host
 from .scannames import (
+    ACCELERATOR_NAME,
     AUTOCAST,
     CUDAGRAPH_MODES,
     DEVICE_MODULE,
@@ -965,6 +966,9 @@ class Visitor:
                         s.use(origin, node, rule)
             elif value in (RANK_FORMATTED, RANK_INDEX):
                 for rule in s.rules.detectors.get("rank-device-index", ()):
+                    s.use(origin, node, rule)
+            elif value == ACCELERATOR_NAME and type(origin) is ast.Call:  # DeepSpeed's CPU accelerator's device
+                for rule in s.rules.calls.match(*s.resolve(origin.func)):
                     s.use(origin, node, rule)
 
     def backend_uses(self, node: ast.Call, scope: Scope, positional: bool = True) -> None:

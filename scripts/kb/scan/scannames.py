@@ -37,6 +37,8 @@ CUDA_FORMATTED = "cuda:?"  # the value of f"cuda:{n}", "cuda:" + str(n), "cuda:{
 RANK_FORMATTED = "?:rank"  # the value of f"{kind}:{rank}"
 RANK_INDEX = "?rank"  # the value of a device index computed from the rank (rank % n)
 DEVICE_MODULE = "?module"  # the value of getattr(torch, device_type) or torch.get_device_module(...)
+ACCELERATOR_NAME = "?accelerator"  # get_accelerator().device_name(): DeepSpeed's, "cpu" on a TorchTPU host
+_ACCELERATORS = frozenset({"deepspeed.get_accelerator", "deepspeed.accelerator.get_accelerator"})
 CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 # Positional arguments that count as a keyword for ``keyword`` rules.
 POSITIONAL: dict[str, tuple[str, ...]] = {
@@ -492,6 +494,8 @@ class FileScan:
             return Values((text.value,), origins=(text,))
         if isinstance(node, ast.Call) and self.device_module(node):  # getattr(torch, device_type)
             return Values((DEVICE_MODULE,), origins=(node,))
+        if (accelerator := self.accelerator_name(node)) is not None:  # get_accelerator().device_name()
+            return Values((ACCELERATOR_NAME,), origins=(accelerator,))
         if isinstance(node, ast.BinOp) and rank_expr(node):  # device = rank % torch.cuda.device_count()
             return Values((RANK_INDEX,), origins=(node,))
         if builds_cuda(node):
@@ -533,6 +537,14 @@ class FileScan:
             v = _union([self.values(e, s, depth + 1) for e, s in found])
             return Values(v.known, v.unknown, True, v.origins)
         return Values(unknown=True)
+
+    def accelerator_name(self, node: ast.expr) -> ast.Call | None:
+        """The ``get_accelerator()`` call of DeepSpeed's ``get_accelerator().device_name(...)``: the
+        device DeepSpeed's accelerator names, its CPU one on a TorchTPU host."""
+        if type(node) is not ast.Call or type(node.func) is not ast.Attribute or node.func.attr != "device_name":
+            return None
+        inner = node.func.value
+        return inner if type(inner) is ast.Call and self.resolve(inner.func)[0] in _ACCELERATORS else None
 
     def device_module(self, node: ast.Call) -> bool:
         """``getattr(torch, name)`` with a name not written out, or ``torch.get_device_module(...)``: the
