@@ -70,12 +70,10 @@ from .scanflow import (
     Imported,
     Passed,
     Returned,
-    device_rules,
     reason,
     relative,
 )
 from .scanguard import (
-    PROBE,
     apply_guards,
     drop_logging_guards,
     mark_unguarded,
@@ -1391,8 +1389,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
     s.settled = {}  # the walk and its passes are over: the names and values read below no longer change
     exports = _exports(s)
     passed: list[Passed] = []
-    device = device_rules(s.rules)
-    written = any(rule in device for _, _, rule in s.findings)  # a device value is written here
+    written = any(rule in s.rules.device_ids for _, _, rule in s.findings)  # a device value is written here
     for call, scope, path in s.outgoing if written else ():
         where, exact, function = _callee(s, call, path)
         if scanned is not None and where not in scanned:
@@ -1770,8 +1767,7 @@ def _scan(
         kept = apply_guards(tree, kept, rules, state.line)
         kept = soften_short_circuited(tree, kept, state.resolve, state.line)
     if "print" in text or "log" in text:  # and torch.cuda.is_available(), which only answers, in a message
-        probes = frozenset(r.id for r in rules.calls.match(PROBE, PROBE))
-        kept = soften_logged(tree, kept, rules.attribute_ids | probes, state.line)
+        kept = soften_logged(tree, kept, rules.attribute_ids | rules.probes, state.line)
     if "noqa" in text.lower():
         kept = [f for f in kept if not silenced(state.line(f.line), f.code)]
     if rules.guarded and any(f.rule in rules.guarded for f in kept):

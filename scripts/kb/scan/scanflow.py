@@ -27,8 +27,6 @@ from .scansettings import Read, Setting
 if TYPE_CHECKING:
     from ..core.schema import Detector
 
-# the detectors whose finding sits where a device value is written (kb.scan.scan device_uses)
-DEVICE_RULES: frozenset[Detector] = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})
 # the rules whose must-change finding, in a statement the module runs when it is imported, makes the
 # module itself CUDA-only: a GPU-only package imported, or a CUDA extension built, at import time
 CUDA_ONLY_RULES = frozenset(
@@ -348,12 +346,6 @@ def _first_file(tails: dict[tuple[str, ...], list[str]], path: str, imp: Importe
     return None
 
 
-def device_rules(rules: RuleSet) -> set[str]:
-    """The ids of the rules of DEVICE_RULES' detectors (``f"cuda:{i}"`` is detector cuda-fstring, rule
-    cuda-fstring-device)."""
-    return {r.id for name in DEVICE_RULES for r in rules.detectors.get(name, ())}
-
-
 def join(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Finding]:
     """The findings, each device value's finding with the uses found in other files added."""
     tails: dict[tuple[str, ...], list[str]] = {}
@@ -398,14 +390,14 @@ def join(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Fi
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
     reach = _reached_elsewhere(flows, tails)
-    return _with_places(findings, extra, reach, device_rules(rules)) if extra or reach else findings
+    return _with_places(findings, extra, reach, rules.device_ids) if extra or reach else findings
 
 
 def _with_places(
     findings: list[Finding],
     extra: dict[tuple[str, int, int], set[tuple[str, int, int]]],
     reach: dict[tuple[str, int, int, str], set[tuple[str, int, int]]],
-    device: set[str],
+    device: frozenset[str],
 ) -> list[Finding]:
     """The findings, each with the places ``join`` found: the uses of a device value (``extra``, by
     where it is written, for the rules of ``device``) and the calls elsewhere of a function failing

@@ -26,9 +26,8 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from .scannames import Finding
-from .scanrules import RuleSet
+from .scanrules import PROBE, RuleSet
 
-PROBE = "torch.cuda.is_available"
 PROBES = frozenset({PROBE, "torch.accelerator.is_available"})  # what a guard rename's guard asks
 Span = tuple[int, int, int, int]  # first line, first byte column, last line, end byte column
 
@@ -278,7 +277,7 @@ def apply_guards(
     """``findings`` with each probe that guards CUDA-only code reported by the ``cuda-only-guard``
     rule instead (unchanged when the table has no such rule)."""
     guard = rules.detectors.get("cuda-only-guard")
-    probe_rules = {r.id for r in rules.calls.match(PROBE, PROBE)}
+    probe_rules = rules.probes
     probes = {(f.line, f.column) for f in findings if f.rule in probe_rules}
     if not guard or not probes:
         return findings

@@ -140,6 +140,9 @@ class PatternIndex:
         return self.any_rule
 
 
+PROBE = "torch.cuda.is_available"  # the CUDA probe: a guard's test, and only an answer in a log line
+# the detectors whose finding sits where a device value is written (kb.scan.scan device_uses)
+DEVICE_RULES: frozenset[Detector] = frozenset({"cuda-device-string", "cuda-fstring", "rank-device-index"})
 _RAISING_DETECTORS = frozenset(
     {"triton-launch", "cuda-extension-call", "optional-import-call", "cuda-sources", "cuda-extension-import"}
     | {"rank-device-index", "assert-is-cuda"}
@@ -169,6 +172,9 @@ class RuleSet:
     # must-change rules for an import of a GPU package: a function that uses a name it binds
     # (flash_attn_func) fails where it is called too
     raising_imports: frozenset[str] = frozenset()
+    # the rules of DEVICE_RULES' detectors (f"cuda:{i}" is detector cuda-fstring, rule cuda-fstring-device)
+    device_ids: frozenset[str] = frozenset()
+    probes: frozenset[str] = frozenset()  # the rules that report a call of PROBE
     # the keywords some rule looks for with a value on any call: they may be set before the call
     # (a dict entry, an attribute, a dataclass field), which kb.scan.scan reads as the keyword
     unbound: frozenset[str] = frozenset()
@@ -217,6 +223,8 @@ class RuleSet:
             else:
                 name = cast("Detector", rule.pattern)  # the schema took only a Detector here
                 out.detectors.setdefault(name, []).append(rule)
+        out.device_ids = frozenset(r.id for name in DEVICE_RULES for r in out.detectors.get(name, ()))
+        out.probes = frozenset(r.id for r in out.calls.match(PROBE, PROBE))
         return out
 
     def by_id(self) -> dict[str, ScanRule]:
