@@ -509,25 +509,33 @@ def evaluate(
     return per_repo, total, problems
 
 
-def findings_from_labels(repos: Sequence[RepoLabels], other: Sequence[RepoLabels]) -> list[Finding]:
-    """A second labeller's labels (``other``) as findings, one per labelled line, to score against
-    ``repos`` as the scanner is scored: how far two people who label the same files agree. Each of
-    ``repos`` must be in ``other`` at the same commit, with the same files."""
+def _matched(repos: Sequence[RepoLabels], other: Sequence[RepoLabels]) -> dict[str, RepoLabels]:
+    """``other`` by repository, once each of ``repos`` is found there at the same commit with the same
+    files (EvalError otherwise)."""
     given = {r.repo: r for r in other}
-    out: list[Finding] = []
     for r in repos:
         o = given.get(r.repo)
         if o is None or o.commit != r.commit or set(o.files) != set(r.files):
             raise EvalError(f"{r.repo}: the second labels must have it at commit {r.commit} with the same files")
-        out += [Finding(r.repo, path, line, "label") for path, lines in o.files.items() for line in lines]
-    return out
+    return given
+
+
+def findings_from_labels(repos: Sequence[RepoLabels], other: Sequence[RepoLabels]) -> list[Finding]:
+    """A second labeller's labels (``other``) as findings, one per labelled line, to score against
+    ``repos`` as the scanner is scored: how far two people who label the same files agree."""
+    given = _matched(repos, other)
+    return [
+        Finding(r.repo, path, line, "label")
+        for r in repos
+        for path, lines in given[r.repo].files.items()
+        for line in lines
+    ]
 
 
 def union(repos: Sequence[RepoLabels], other: Sequence[RepoLabels]) -> list[RepoLabels]:
     """``repos`` with a second labelling of the same files merged in: each line carries the labels
     either labeller gave it (precision against the union: a finding no labeller marked is wrong)."""
-    given = {r.repo: r for r in other}
-    findings_from_labels(repos, other)  # the same repositories, commits and files, or EvalError
+    given = _matched(repos, other)
     out = []
     for r in repos:
         files: dict[str, dict[int, Label]] = {}
