@@ -460,8 +460,10 @@ class Visitor:
         elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
             self.methods.append((node, scope.node))
             self.s.self_calls.setdefault(func.attr, []).append(node)
-        elif type(func) is ast.Attribute and type(func.value) is ast.Name and _imported(self.s, func.value.id):
-            self.s.module_calls.setdefault(func.value.id, []).append(node)  # ext.gemv(x): runs the module's code
+        elif type(func) is ast.Attribute and type(func.value) is ast.Name:
+            root = func.value.id
+            if root in self.s.aliases or root in self.s.relative:  # import ext / from . import ext; ext.gemv(x)
+                self.s.module_calls.setdefault(root, []).append(node)  # runs the module's code
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):
@@ -1547,11 +1549,6 @@ def _module_calls(s: FileScan, name: str, scanned: Scanned) -> list[Bound]:
     if name in sys.stdlib_module_names or name == "torch" or (scanned is not None and (name,) not in scanned):
         return []
     return [Bound((name,), False, attr, name, found) for attr, found in _attribute_calls(s, name).items()]
-
-
-def _imported(s: FileScan, name: str) -> bool:
-    """An import binds ``name``: ``import du``, ``from pkg import du``, ``from . import du``."""
-    return name in s.aliases or name in s.relative
 
 
 def _submodule_calls(s: FileScan, name: str, module: tuple[str, ...], exact: bool, scanned: Scanned) -> list[Bound]:
