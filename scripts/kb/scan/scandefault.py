@@ -12,13 +12,14 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterator
 
+from .scanstmts import blocks
+
 Resolve = Callable[[ast.expr], tuple[str | None, str]]
 # torch's functions that make a tensor on the default device
 _FACTORIES = frozenset(
     {"tensor", "as_tensor", "zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange"}
     | {"linspace", "logspace", "eye", "empty_strided", "zeros_like", "ones_like", "rand_like", "randn_like"}
 )
-_BLOCKS = ("body", "orelse", "finalbody")
 
 
 Made = list[tuple[ast.expr, ast.Call]]
@@ -30,18 +31,14 @@ def default_device_calls(tree: ast.Module, setters: dict[int, ast.expr], resolve
     calls of the statements after it in its block, or of the ``with`` it opens."""
     plain = _plain_classes(tree)
     out: Made = []
-    for node in ast.walk(tree):
-        for field in _BLOCKS:
-            block = getattr(node, field, None)
-            if not isinstance(block, list):
-                continue
-            for i, st in enumerate(block):
-                if type(st) is ast.Expr and id(st.value) in setters:
-                    out += [(setters[id(st.value)], c) for c in _made(block[i + 1 :], resolve, plain)]
-                elif isinstance(st, (ast.With, ast.AsyncWith)):
-                    for item in st.items:
-                        if id(item.context_expr) in setters:
-                            out += [(setters[id(item.context_expr)], c) for c in _made(st.body, resolve, plain)]
+    for block in blocks(tree):
+        for i, st in enumerate(block):
+            if type(st) is ast.Expr and id(st.value) in setters:
+                out += [(setters[id(st.value)], c) for c in _made(block[i + 1 :], resolve, plain)]
+            elif isinstance(st, (ast.With, ast.AsyncWith)):
+                for item in st.items:
+                    if id(item.context_expr) in setters:
+                        out += [(setters[id(item.context_expr)], c) for c in _made(st.body, resolve, plain)]
     return out
 
 

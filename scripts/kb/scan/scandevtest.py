@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from .scanguard import Span, _inside, _parents, _spans, guarded
 from .scannames import calls_of
+from .scanstmts import statements
 
 if TYPE_CHECKING:
     from ..core.schema import Detector
@@ -71,14 +72,14 @@ def cuda_asserts(tree: ast.Module, candidates: list[ast.expr]) -> list[ast.expr]
         or isinstance(n, ast.Compare)
         and all(type(op) is ast.Eq for op in n.ops)
     ]
-    if not on_cuda:
-        return []
-    return [
-        n
-        for parents in _parents(tree, {n.lineno for n in on_cuda})
-        for n in on_cuda
-        if n in parents and _asserted(n, parents)
-    ]
+    wanted: dict[int, ast.expr] = {id(n): n for n in on_cuda}
+    out: list[ast.expr] = []
+    for st, _ in statements(tree) if wanted else ():  # the asserts: statements, far fewer than nodes
+        if type(st) is ast.Assert:
+            test = st.test
+            parts = test.values if type(test) is ast.BoolOp and type(test.op) is ast.And else [test]
+            out += [wanted[id(part)] for part in parts if id(part) in wanted]
+    return out
 
 
 def _asserted(node: ast.expr, parents: dict[ast.AST, ast.AST]) -> bool:

@@ -555,11 +555,10 @@ class FileScan:
 
     def members(self, node: ast.Attribute, scope: Scope) -> list[tuple[ast.expr | None, Scope]]:
         """What ``self.attr`` is set to in the methods of the class whose method reads it (``self``
-        being that method's first parameter): ``self.device = ...`` in ``__init__``, read in ``run``."""
-        method: Scope | None = scope
-        while method is not None and not isinstance(method.node, _FUNCS):
-            method = method.parent
-        if method is None or not isinstance(node.value, ast.Name) or _first(method.node) != node.value.id:
+        being that method's first parameter), or of its bases in this module: ``self.device = ...``
+        in ``__init__``, read in ``run``."""
+        method = _method_of(node.value, scope)
+        if method is None:
             return []
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in self.siblings(method.node):
@@ -568,9 +567,37 @@ class FileScan:
         return out
 
     def siblings(self, method: Scoped) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-        """The methods of the class ``method`` is one of (none for a function that is no method)."""
+        """The methods of the class ``method`` is one of, then those of its bases that this module
+        defines (``class Continuous(Base)``: what ``Base.__init__`` sets); none for a function that
+        is no method."""
         found = self._owners().get(id(method))
-        return found[1] if found else []
+        if found is None:
+            return []
+        classes = {cls.name: (cls, fns) for cls, fns in self._owners().values()}
+        out, seen, todo = list(found[1]), {found[0].name}, [found[0]]
+        while todo:
+            for base in todo.pop().bases:
+                if type(base) is ast.Name and base.id not in seen and base.id in classes:
+                    seen.add(base.id)
+                    out += classes[base.id][1]
+                    todo.append(classes[base.id][0])
+        return out
+
+    def self_returned(self, e: ast.expr, scope: Scope) -> list[tuple[ast.expr | None, Scope]]:
+        """What ``self.pick()`` may return: the returns of the method of that name in the class of the
+        method that calls it (or a base this module defines)."""
+        if type(e) is not ast.Call or type(e.func) is not ast.Attribute:
+            return []
+        method = _method_of(e.func.value, scope)
+        if method is None:
+            return []
+        out: list[tuple[ast.expr | None, Scope]] = []
+        for fn in self.siblings(method.node):
+            if fn.name == e.func.attr:
+                inner = self._scope(fn, method.parent)
+                out += [(value, inner) for value in inner.returns]
+                break  # the first found: the class's own, else the nearest base's
+        return out
 
     def owner(self, method: Scoped) -> ast.ClassDef | None:
         """The class whose method ``method`` is (a class of the module, or nested in one); None if none."""
@@ -632,6 +659,8 @@ class FileScan:
             bound = _binding(e.func.id, scope)
             if bound and not bound[1]:
                 return self.returned(e.func.id, bound[0])
+        if depth < MAX_FOLLOW:
+            return self.self_returned(e, scope) if isinstance(e, ast.Call) else []
         return []
 
     def is_mask(self, node: ast.expr, scope: Scope, depth: int = 0) -> tuple[bool, bool]:
@@ -653,6 +682,16 @@ class FileScan:
                 if e is not None and self.is_mask(e, s, depth + 1)[0]:
                     return True, True
         return False, False
+
+
+def _method_of(receiver: ast.expr, scope: Scope) -> Scope | None:
+    """The method whose first parameter ``receiver`` is (``self`` read inside it); None if it isn't."""
+    method: Scope | None = scope
+    while method is not None and not isinstance(method.node, _FUNCS):
+        method = method.parent
+    if method is None or not isinstance(receiver, ast.Name) or _first(method.node) != receiver.id:
+        return None
+    return method
 
 
 def _first(fn: Scoped) -> str | None:
@@ -811,22 +850,24 @@ def argparse_options(tree: ast.Module) -> dict[str, ast.expr]:
 
 
 def builds_cuda(node: ast.expr) -> bool:
-    """An f-string, concatenation, ``.format`` or ``%`` that builds ``cuda:<something>``."""
+    """An f-string, concatenation, ``.format`` or ``%`` that builds ``cuda:<something>``: the whole
+    string is the device name (``f"cuda:{rank}"``), not a message that names one (``"Use GPU:
+    cuda:{}".format(i)``)."""
     if isinstance(node, ast.JoinedStr):
-        for a, b in zip(node.values, node.values[1:], strict=False):
-            if isinstance(a, ast.Constant) and isinstance(a.value, str) and isinstance(b, ast.FormattedValue):
-                if a.value.endswith("cuda:"):
-                    return True
-        return False
-    if isinstance(node, ast.BinOp) and isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
-        text = node.left.value
-        return (isinstance(node.op, ast.Add) and text.endswith("cuda:")) or (
-            isinstance(node.op, ast.Mod) and "cuda:%" in text
+        parts = node.values
+        return len(parts) >= 2 and _text(parts[0]) == "cuda:" and isinstance(parts[1], ast.FormattedValue)
+    if isinstance(node, ast.BinOp) and (text := _text(node.left)):
+        return (isinstance(node.op, ast.Add) and text == "cuda:") or (
+            isinstance(node.op, ast.Mod) and text.startswith("cuda:%")
         )
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format":
-        base = node.func.value
-        return isinstance(base, ast.Constant) and isinstance(base.value, str) and "cuda:{" in base.value
+        return (_text(node.func.value) or "").startswith("cuda:{")
     return False
+
+
+def _text(node: ast.AST | None) -> str | None:
+    """A string constant's text, stripped of surrounding blanks; None if ``node`` is no string."""
+    return node.value.strip() if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
 def calls_of(node: ast.AST, names: set[str] | frozenset[str]) -> Iterator[ast.Call]:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Iterator, NamedTuple
 
 from .scannames import FileScan, Finding
 from .scanrules import ScanRule
+from .scanstmts import INNER, statements
 
 if TYPE_CHECKING:
     from ..core.schema import Detector
@@ -73,23 +74,6 @@ class Guards(NamedTuple):
     stops: list[tuple[ast.Raise, str]]  # a raise in an if that tests a fallback: where a TPU run stops, and the name
 
 
-_INNER = ("body", "orelse", "finalbody", "handlers", "cases")
-
-
-def _statements(tree: ast.Module) -> Iterator[tuple[ast.stmt, tuple[int, int]]]:
-    """Every statement, with the span of the innermost function it is in ((0, 0) at module level):
-    statements only, far fewer than the tree's nodes."""
-    stack: list[tuple[ast.AST, tuple[int, int]]] = [(st, (0, 0)) for st in reversed(tree.body)]
-    while stack:
-        node, span = stack.pop()
-        if isinstance(node, ast.stmt):
-            yield node, span
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                span = (node.lineno, node.end_lineno or node.lineno)
-        for field in _INNER:
-            stack += [(inner, span) for inner in reversed(getattr(node, field, ()))]
-
-
 def _optional_tries(tree: ast.Module, lines: set[int]) -> Guards:
     """The imports at ``lines`` that sit in the body of a ``try`` that carries on without them; the
     spans of code that runs only when they worked: the ``try`` itself, each ``if`` or ``while`` that
@@ -97,7 +81,7 @@ def _optional_tries(tree: ast.Module, lines: set[int]) -> Guards:
     such a name, the line a TPU run fails at before it reaches a call."""
     out: dict[int, ast.Try] = {}
     flags: set[str] = set()
-    every = list(_statements(tree))
+    every = statements(tree)
     for node, _ in every:
         if type(node) is ast.Try and any(_catches_import(h) for h in node.handlers):
             for st in _tried(node.body):
@@ -115,7 +99,7 @@ def _optional_tries(tree: ast.Module, lines: set[int]) -> Guards:
             else:
                 spans.append((n.lineno, n.end_lineno or n.lineno))
                 stops += [(st, flag) for st in (*n.body, *n.orelse) if isinstance(st, ast.Raise)]
-        if not any(getattr(n, field, None) for field in _INNER):
+        if not any(getattr(n, field, None) for field in INNER):
             simple.append(n)
     return Guards(out, frozenset(flags), spans, asserts, simple, stops)
 
