@@ -1,15 +1,17 @@
 """Issue 34, round twenty-seven (megablocks, sentence-transformers, Time-Series-Library, rl_games,
 stable-dreamfusion), labelled blind: a device a method returns (``self.device = self._acquire_device()``),
-one a base class of the same file sets, a message that names a ``cuda:N`` device, and Ray's
+one a base class sets (in the same file or another), a message that names a ``cuda:N`` device, and Ray's
 ``use_gpu`` only where Ray's config takes it."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 from kb.scan.scan import scan_source
 from kb.scan.scanrules import RuleSet
-from scantree import project_rules
+from scantree import project_rules, scan_tree
 
 
 @pytest.fixture(scope="module")
@@ -79,3 +81,66 @@ def test_use_gpu_is_rays_only_in_rays_config(real: RuleSet):
     """Time-Series-Library: an argparse flag named use_gpu is no Ray resource request."""
     found = [(f.line, f.rule) for f in scan_source(RAY, "run.py", real) if f.rule == "ray-use-gpu"]
     assert found == [(6, "ray-use-gpu")]
+
+
+def test_what_a_base_class_of_another_file_sets_is_followed_into_its_subclasses(tmp_path: Path, real: RuleSet):
+    """Time-Series-Library: Exp_Basic (exp/exp_basic.py) sets self.device; each experiment class of
+    another file, a subclass, moves its batches there. A subclass that sets its own device does not."""
+    files = {
+        "exp/__init__.py": "",
+        "exp/exp_basic.py": EXP.replace("class Exp:", "class Exp_Basic:"),
+        "exp/exp_forecast.py": "from exp.exp_basic import Exp_Basic\n\nclass Exp_Forecast(Exp_Basic):\n"
+        "    def train(self, batch):\n        return batch.float().to(self.device)\n",
+        "exp/exp_own.py": "from .exp_basic import Exp_Basic\n\nclass Exp_Own(Exp_Basic):\n"
+        "    def __init__(self):\n        self.device = 'cpu'\n\n"
+        "    def train(self, batch):\n        return batch.to(self.device)\n",
+    }
+    (f,) = [f for f in scan_tree(tmp_path, real, files) if f.rule == "cuda-fstring-device"]
+    assert (f.path, f.line) == ("exp/exp_basic.py", 11)
+    assert {(p, line) for p, line, _ in f.elsewhere} == {("exp/exp_forecast.py", 5)}
+
+
+LOADER = """\
+from torch.autograd import Function
+
+BACKEND = None
+
+def get_backend():
+    global BACKEND
+    if BACKEND is None:
+        try:
+            import _raymarching as _backend
+        except ImportError:
+            from .backend import _backend
+        BACKEND = _backend
+    return BACKEND
+
+def has_fused():
+    try:
+        import _raymarching
+    except ImportError:
+        return None
+    return _raymarching
+
+class NearFar(Function):
+    @staticmethod
+    def forward(ctx, rays, aabb):
+        get_backend().near_far_from_aabb(rays, aabb)
+        return rays
+"""
+
+SETUP = """\
+from setuptools import setup
+from torch.utils.cpp_extension import BuildExtension, CUDAExtension
+
+setup(name='raymarching', ext_modules=[CUDAExtension(name='_raymarching', sources=['src/raymarching.cu'])])
+"""
+
+
+def test_a_lazily_loaded_extension_the_tree_builds_is_reported_with_its_calls(tmp_path: Path, real: RuleSet):
+    """stable-dreamfusion: get_backend() imports the CUDAExtension setup.py builds, on first use; each
+    get_backend().op(...) runs its code. An optional import of it (no import in the handler) is left alone."""
+    files = {"raymarching/__init__.py": "", "raymarching/raymarching.py": LOADER, "raymarching/setup.py": SETUP}
+    found = [f for f in scan_tree(tmp_path, real, files) if f.rule == "cuda-extension-import"]
+    assert [(f.path, f.line) for f in found] == [("raymarching/raymarching.py", 9)]
+    assert [line for line, _ in found[0].related] == [25]

@@ -58,7 +58,7 @@ from ..core.errors import Problem
 from .scandefault import default_device_calls
 from .scandevtest import DEVICE_TESTS, cuda_asserts, device_tests
 from .scandispatch import candidate_lines, dispatches, quiet_places, tpu_lands_on
-from .scanext import extension_imports, extension_wrappers
+from .scanext import NOT_EXTENSIONS, extension_imports, extension_wrappers
 from .scanflow import (
     CUDA_ONLY_RULES,
     LIBRARY_RULES,
@@ -107,6 +107,7 @@ from .scanray import gpu_resources, mentions_gpus
 from .scanreach import reached
 from .scanrules import RuleSet, ScanRule
 from .scansettings import BACKEND, DEVICE, reads, settings
+from .scanstmts import statements
 from .scantriton import kernels, launches
 
 if TYPE_CHECKING:
@@ -464,6 +465,8 @@ class Visitor:
             root = func.value.id
             if root in self.s.aliases or root in self.s.relative:  # import ext / from . import ext; ext.gemv(x)
                 self.s.module_calls.setdefault(root, []).append(node)  # runs the module's code
+        elif type(func) is ast.Attribute and type(func.value) is ast.Call and type(func.value.func) is ast.Name:
+            self.s.loaded_calls.setdefault(func.value.func.id, []).append(node)  # get_backend().op(x)
         path, chain = self.s.resolve(func)
         if self.flows and (node.args or node.keywords):
             if path is not None and not path.startswith("torch"):
@@ -643,6 +646,8 @@ class Visitor:
 
     def import_node(self, node: ast.Import | ast.ImportFrom, scope: Scope, loop: bool) -> None:
         self.s.imports(node)
+        if not _standard(node):  # may load an extension the tree builds (_guarded_imports)
+            self.s.import_nodes.append(node)
         if type(node) is ast.ImportFrom and node.module == "torch.cuda" and not node.level:  # the name's one source
             if any(f"torch.cuda.{a.name}" in _TENSOR_TYPES for a in node.names):
                 self.s.detect("cuda-tensor-type", node)
@@ -943,9 +948,12 @@ class Visitor:
             elif type(expr) is ast.Attribute:  # self.device, set from a parameter: self.device = device in __init__
                 if type(expr.value) is ast.Name and expr.value.id not in ("self", "cls"):
                     s.setting_reads.append((DEVICE, expr, node))  # config.device, set in another file
-                for e, inner in s.members(expr, scope):
+                members = s.members(expr, scope)
+                for e, inner in members:
                     if type(e) is ast.Name and not ranky(e) and (function := s.parameter(e.id, inner)) is not None:
                         s.pending_params.append((node, e.id, function))
+                if not members and type(expr.value) is ast.Name and expr.value.id == "self":
+                    s.inherited_uses.append((node, expr, scope))  # set by a base class of another file, maybe
 
     def device_uses(self, node: ast.AST, expr: ast.expr | None, v: Values) -> None:
         """``node`` puts work on the device ``expr`` holds (None: a value passed from a call site): a
@@ -1107,7 +1115,7 @@ def _cuda_asserts(s: FileScan, tree: ast.Module) -> None:
     for node in cuda_asserts(tree, s.device_tests):
         s.detect("assert-is-cuda", node)
         for rule in compares:
-            s.findings.pop((*s.position(node)[:2], rule), None)
+            s.findings.pop((*s.place(node), rule), None)
 
 
 # the imports of GPU kernel packages (attention and the fused ops beside it): each call of what they
@@ -1126,7 +1134,7 @@ def _kernel_calls(s: FileScan) -> None:
     spoke = {key[:2] for key in s.findings if key[2] in _KERNEL_IMPORTS}
     taken = {key[0] for key, f in s.findings.items() if f.severity == "must-change"}
     for statement, use in s.imported_uses:
-        if type(use) is not ast.Call or s.position(statement)[:2] not in spoke or use.lineno in taken:
+        if type(use) is not ast.Call or s.place(statement) not in spoke or use.lineno in taken:
             continue
         root = use.func
         while type(root) is ast.Attribute:
@@ -1145,7 +1153,7 @@ def _import_uses(s: FileScan) -> list[tuple[int, tuple[int, int, str]]]:
             at[key[:2]] = key
     out = []
     for spoke, use in s.imported_uses:
-        if (spoken := at.get(s.position(spoke)[:2])) is not None:
+        if (spoken := at.get(s.place(spoke))) is not None:
             out.append((s.position(use)[0], spoken))
     return sorted(out)
 
@@ -1363,25 +1371,79 @@ def _imports(s: FileScan) -> tuple[Imported, ...]:
     ]
     top = len(body)  # the module's own statements come first
     body += [st for fn in functions for st in fn.body]
+    return tuple(_import_of(s, st, i < top) for i, st in enumerate(body) if isinstance(st, _IMPORTS))
+
+
+_IMPORTS = (ast.Import, ast.ImportFrom)
+
+
+def _guarded_imports(s: FileScan, plain: tuple[Imported, ...]) -> tuple[Imported, ...]:
+    """The import statements ``_imports`` leaves out: under an ``if`` or a ``try``, or deeper in a
+    function (``def get_backend(): ... try: import _ext``). Only an import of a module a setup.py of
+    the tree builds as a CUDAExtension is reported from these (kb.scan.scanext), and not one in a
+    ``try`` whose handlers import nothing: the code carries on without it. A module-level
+    function that holds one and returns a value is a lazy loader: each ``get_backend().op(...)`` is
+    one of the import's uses."""
+    tree = s.module.node if s.module is not None else None
+    if not isinstance(tree, ast.Module) or not s.import_nodes:
+        return ()
+    taken = {(imp.line, imp.column) for imp in plain}
+    guarded = [st for st in s.import_nodes if (st.lineno, st.col_offset + 1) not in taken]
+    if not guarded:
+        return ()
+    every = statements(tree)
+    optional = {  # try: import ext / except ImportError: ext = None: the code carries on without it
+        id(x)
+        for st, _ in every
+        if type(st) is ast.Try and not any(isinstance(x, _IMPORTS) for h in st.handlers for x in h.body)
+        for x in st.body
+    }
+    guarded = [st for st in guarded if (st.lineno, st.col_offset + 1) not in taken and id(st) not in optional]
+    if not guarded:
+        return ()
+    returns = [st.lineno for st, _ in every if type(st) is ast.Return and type(st.value) is ast.Name]
+    loaders = {  # the module-level functions that return a name
+        (st.lineno, st.end_lineno or st.lineno): st.name
+        for st in tree.body
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and any(st.lineno <= n <= (st.end_lineno or st.lineno) for n in returns)
+    }
     out = []
-    for i, st in enumerate(body):
-        if isinstance(st, ast.Import):
-            modules = [tuple(a.name.split(".")) for a in st.names]
-            exact = False
-        elif isinstance(st, ast.ImportFrom):
-            base = relative(s.shown, st.level, st.module) if st.level else tuple((st.module or "").split("."))
-            modules = [(*base, a.name) for a in st.names if a.name != "*"] + [base]
-            exact = st.level > 0
-        else:
-            continue
-        named = () if isinstance(st, ast.Import) else base
-        found = tuple(m for m in modules if any(m))
-        bound = [a.asname or (a.name.split(".")[0] if isinstance(st, ast.Import) else a.name) for a in st.names]
-        calls = [c for n in bound for c in s.module_calls.get(n, ())]
-        calls += [c for n in bound for c, _ in s.calls.get(n, ())]
-        uses = sorted({s.position(c)[:2] for c in calls})  # ext.gemv(x), kernel(x): what runs the module's code
-        out.append(Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named, tuple(uses), i < top))
+    for st in guarded:
+        imp = _import_of(s, st, False)
+        loader = next((name for (a, b), name in loaders.items() if a <= st.lineno <= b), None)
+        if loader is not None:  # get_backend().near_far(...): the extension's calls
+            uses = {s.place(c) for c in s.loaded_calls.get(loader, ())}
+            imp = imp._replace(uses=tuple(sorted(uses.union(imp.uses))))
+        out.append(imp)
     return tuple(out)
+
+
+def _standard(st: ast.Import | ast.ImportFrom) -> bool:
+    """An import that names no extension a setup.py may build: of torch or the standard library, or
+    a relative one (a module of the package; a setup.py names an extension by its full name)."""
+    if isinstance(st, ast.ImportFrom):
+        return bool(st.level) or (st.module or "").split(".")[0] in NOT_EXTENSIONS
+    return all(a.name.split(".")[0] in NOT_EXTENSIONS for a in st.names)
+
+
+def _import_of(s: FileScan, st: ast.Import | ast.ImportFrom, top: bool) -> Imported:
+    """One import statement as ``Imported``: the modules it may name, longest first, and the calls
+    of what it binds."""
+    if isinstance(st, ast.Import):
+        modules = [tuple(a.name.split(".")) for a in st.names]
+        exact = False
+        named: tuple[str, ...] = ()
+    else:
+        base = relative(s.shown, st.level, st.module) if st.level else tuple((st.module or "").split("."))
+        modules = [(*base, a.name) for a in st.names if a.name != "*"] + [base]
+        exact, named = st.level > 0, base
+    found = tuple(m for m in modules if any(m))
+    bound = [a.asname or (a.name.split(".")[0] if isinstance(st, ast.Import) else a.name) for a in st.names]
+    calls = [c for n in bound for c in s.module_calls.get(n, ())]
+    calls += [c for n in bound for c, _ in s.calls.get(n, ())]
+    uses = sorted({s.place(c) for c in calls})  # ext.gemv(x), kernel(x): what runs the module's code
+    return Imported(found, exact, st.lineno, st.col_offset + 1, _spelled(st), named, tuple(uses), top)
 
 
 def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned = None) -> Flows:
@@ -1405,14 +1467,15 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
             for value, origin in zip(v.known, v.origins, strict=True):
                 if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
                     # the argument that hands it over, unless the value itself or a device= (a place already)
-                    hands = s.position(expr)[:2] if origin is not expr and keyword not in _PLACE_KEYWORDS else None
-                    passed.append(Passed(where, exact, function, position, keyword, s.position(origin)[:2], hands))
-    returns = _returns(s) if written and s.module is not None else []
+                    hands = s.place(expr) if origin is not expr and keyword not in _PLACE_KEYWORDS else None
+                    passed.append(Passed(where, exact, function, position, keyword, s.place(origin), hands))
+    returns = _returns(s) + _class_attributes(s) if written and s.module is not None else []
     calls = []
     for use, call in s.returned_uses:
         callee = s.resolve(call.func)[0]
         if callee is not None and not callee.startswith("torch") or callee is None and _relative_callee(s, call.func):
-            calls.append(Called(*_callee(s, call, callee or ""), *s.position(use)[:2]))
+            calls.append(Called(*_callee(s, call, callee or ""), *s.place(use)))
+    calls += _inherited(s, scanned)
     only, library = _cuda_only(s, kept if kept is not None else [])
     extensions = tuple((module, line) for (_, line), module in s.extensions.items())
     tree = s.module.node if s.module is not None else None
@@ -1423,7 +1486,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         (*passed,),
         (*returns,),
         (*calls,),
-        _imports(s),
+        plain := _imports(s),
         only,
         _kernels(s),
         library,
@@ -1436,6 +1499,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         tuple((name, *key) for name, key in s.failed.items()),
         settings(s, kept or [], _rule_ids(s, "nccl-string"), _rule_ids(s, "cuda-device-string", "cuda-fstring")),
         reads(s),
+        _guarded_imports(s, plain),
     )
 
 
@@ -1459,7 +1523,7 @@ def _exports(s: FileScan) -> list[Export]:
             at, named = plain.index(name) if name in plain else -1, fn.name
             if named == "__init__" and (cls := s.owner(fn)) is not None:  # Model(..., device): after self
                 at, named = at - 1 if at > 0 else -1, cls.name
-            exports.append(Export(named, name, at, *s.position(use)[:2]))
+            exports.append(Export(named, name, at, *s.place(use)))
     return exports
 
 
@@ -1507,7 +1571,7 @@ def _device_calls(s: FileScan, scanned: Scanned = None) -> tuple[DeviceCall, ...
         else:
             continue
         if scanned is None or where in scanned:
-            line, column = s.position(call)[:2]
+            line, column = s.place(call)
             out.append(DeviceCall(where, exact, imported, line, column, s.line(line).strip()))
     return tuple(out)
 
@@ -1594,7 +1658,55 @@ def _returns(s: FileScan) -> list[Returned]:
                 v = s.values(expr, inner)
                 for value, origin in zip(v.known, v.origins, strict=True):
                     if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
-                        out.append(Returned(st.name, *s.position(origin)[:2]))
+                        out.append(Returned(st.name, *s.place(origin)))
+    return out
+
+
+def _class_attributes(s: FileScan) -> list[Returned]:
+    """The device values the module-level classes' methods set as ``self.attr``, each named
+    ``Class.attr``: what a subclass in another file reads as ``self.attr`` (kb.scan.scanflow)."""
+    module = s.module
+    assert module is not None and isinstance(module.node, ast.Module)
+    out = []
+    for cls in (st for st in module.node.body if type(st) is ast.ClassDef):
+        for fn in (st for st in cls.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))):
+            first = fn.args.posonlyargs + fn.args.args
+            if not first:
+                continue
+            inner, prefix = s.function_scope(fn, module), f"{first[0].arg}."
+            for name, exprs in inner.assigned.items():
+                if not name.startswith(prefix) or "." in name[len(prefix) :]:
+                    continue
+                for expr in exprs:
+                    v = s.values(expr, inner)
+                    for value, origin in zip(v.known, v.origins, strict=True):
+                        if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
+                            out.append(Returned(f"{cls.name}.{name[len(prefix) :]}", *s.place(origin)))
+    return out
+
+
+def _inherited(s: FileScan, scanned: Scanned = None) -> list[Called]:
+    """The device places reading a ``self.attr`` no method of their class sets, as reads of that
+    attribute of each base class the file imports from another module: ``Called`` of ``Base.attr``."""
+    out = []
+    for use, expr, scope in s.inherited_uses:
+        method: Scope | None = scope
+        while method is not None and not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            method = method.parent
+        cls = s.owner(method.node) if method is not None else None
+        for base in cls.bases if cls is not None else ():
+            if type(base) is not ast.Name:
+                continue
+            if base.id in s.relative:
+                level, module_name, imported = s.relative[base.id]
+                where, exact = relative(s.shown, level, module_name), True
+            elif "." in s.aliases.get(base.id, ""):
+                *parts, imported = s.aliases[base.id].split(".")
+                where, exact = tuple(parts), False
+            else:
+                continue
+            if scanned is None or where in scanned:
+                out.append(Called(where, exact, f"{imported}.{expr.attr}", *s.place(use)))
     return out
 
 
@@ -1742,7 +1854,7 @@ def _scan(
         cuda += [
             place[:2]
             for spoke, use in state.imported_uses
-            if state.position(spoke)[:2] in must
+            if state.place(spoke) in must
             for place in [state.position(use)]
         ]
         for name, node, uses in device_tests(tree, state.device_tests, cuda, state.line):
@@ -1793,7 +1905,7 @@ def _dispatch_arms(tree: ast.Module, state: FileScan, lines: list[int]) -> list[
 def _rank_modulo(findings: list[Finding], state: FileScan) -> list[Finding]:
     """``rank % torch.cuda.device_count()`` picks a device by rank: renaming the count to
     ``torch.accelerator`` would keep a per-rank index, so its finding is left to a person."""
-    places = {state.position(call)[:2] for call in state.rank_counts}
+    places = {state.place(call) for call in state.rank_counts}
     return [f._replace(manual=True) if (f.line, f.column) in places else f for f in findings]
 
 

@@ -48,7 +48,7 @@ IMPORT_RULE: Detector = "cuda-extension-import"
 CALL_RULE: Detector = "cuda-extension-call"
 _WORDS = re.compile(r"[._]")
 _PASS_NAMES = ("fwd", "bwd", "forward", "backward")
-_NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
+NOT_EXTENSIONS = frozenset(sys.stdlib_module_names) | {"torch", "__future__"}
 # the modules Dao-AILab/flash-attention's setup.py files build as CUDAExtension (csrc/layer_norm,
 # csrc/rotary, csrc/fused_dense_lib, csrc/ft_attention, hopper/): source gh-flash-attention
 _KNOWN = frozenset({"dropout_layer_norm", "rotary_emb", "fused_dense_lib", "ft_attention", "flash_attn_3"})
@@ -131,10 +131,10 @@ def _imported(statements: list[ast.stmt]) -> dict[str, tuple[ast.stmt, str]]:
     for st in statements:
         if isinstance(st, ast.Import):
             for a in st.names:
-                if a.name.split(".")[0] not in _NOT_EXTENSIONS:
+                if a.name.split(".")[0] not in NOT_EXTENSIONS:
                     out[a.asname or a.name.split(".")[0]] = (st, a.name)
         elif isinstance(st, ast.ImportFrom) and not st.level and st.module:
-            if st.module.split(".")[0] not in _NOT_EXTENSIONS:
+            if st.module.split(".")[0] not in NOT_EXTENSIONS:
                 out.update({a.asname or a.name: (st, f"{st.module}.{a.name}") for a in st.names if a.name != "*"})
     return out
 
@@ -285,7 +285,7 @@ def _declared(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> li
     taken = {(f.path, f.line) for f in findings}
     out = []
     for fl in flows:
-        for imp in fl.imports:
+        for imp in (*fl.imports, *fl.guarded):  # any import of it, optional or not: no fallback runs on TPU
             if (fl.path, imp.line) not in taken and any(m in declared for m in imp.modules):
                 taken.add((fl.path, imp.line))
                 place = (fl.path, imp.line, imp.column, rule.id, rule.code, rule.severity, imp.snippet, why)

@@ -140,6 +140,9 @@ class Flows(NamedTuple):
     failing: tuple[tuple[str, int, int, str], ...] = ()  # its functions that fail inside: name, finding's key
     settings: tuple[Setting, ...] = ()  # its defaults of settings that are findings (kb.scan.scansettings)
     reads: tuple[Read, ...] = ()  # the settings it gives to a keyword a rule looks for
+    # the imports left out of ``imports``: under an if or a try, or deeper in a function; only an import
+    # of a CUDAExtension a setup.py of the tree builds is reported from these (kb.scan.scanext)
+    guarded: tuple[Imported, ...] = ()
 
 
 def reason(code: str, line: int) -> str:

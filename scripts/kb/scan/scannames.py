@@ -246,6 +246,12 @@ class FileScan:
     # device places whose value is what a call returns (``x.to(dist_util.dev())``), and the module's scope:
     # the call may be of another module's function that returns a device (kb.scan.scanflow)
     returned_uses: list[tuple[ast.Call, ast.Call]] = field(default_factory=list)
+    # device places reading ``self.attr`` that no method of the class (or a base of this file) sets: a
+    # base class imported from another module may (``class Exp(Exp_Basic)``, kb.scan.scanflow)
+    inherited_uses: list[tuple[ast.Call, ast.Attribute, Scope]] = field(default_factory=list)
+    # calls of a method of what a plain-named call returns (``get_backend().op(x)``), by that name
+    loaded_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
+    import_nodes: list[ast.Import | ast.ImportFrom] = field(default_factory=list)  # of neither torch nor the stdlib
     # names bound by an import a rule reports (FusedAdam of 'from apex.optimizers import FusedAdam'): the
     # import; each use of the name is one of that finding's places, unless a finding itself
     imported: dict[str, ast.AST] = field(default_factory=dict)
@@ -288,6 +294,17 @@ class FileScan:
         if len(code) > CODE_WIDTH:
             code = code[: CODE_WIDTH - 1] + "…"
         return line_no, column, code
+
+    def place(self, node: ast.AST) -> tuple[int, int]:
+        """``position(node)[:2]``, the line and column only: without the source text, which costs most."""
+        if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.end_lineno != node.lineno:
+            node = self._method(node, node.func)
+        line_no: int = getattr(node, "lineno", 1)
+        start: int = getattr(node, "col_offset", 0)
+        line = self.line(line_no)
+        if line.isascii():
+            return line_no, start + 1
+        return line_no, len(line.encode("utf-8")[:start].decode("utf-8", "replace")) + 1
 
     def _method(self, call: ast.Call, func: ast.Attribute) -> ast.AST:
         """Where ``.name(...)`` of ``call`` is written: from its dot (or its name, when the dot ends
@@ -343,8 +360,8 @@ class FileScan:
             at.setdefault(key[:2], key)
         uses: dict[tuple[int, int, str], list[tuple[int, int]]] = {}
         for statement, use in self.imported_uses:  # a use that is a finding of its own speaks for itself
-            spoke = at.get(self.position(statement)[:2])
-            if spoke is not None and (place := self.position(use)[:2]) not in at and place != spoke[:2]:
+            spoke = at.get(self.place(statement))
+            if spoke is not None and (place := self.place(use)) not in at and place != spoke[:2]:
                 uses.setdefault(spoke, []).append(place)
         for origin, node, rule in self.links:
             line_no, column, _ = self.position(origin)
@@ -353,11 +370,11 @@ class FileScan:
                 self.add(origin, rule, followed=True)
                 found = at[(line_no, column)] = (line_no, column, rule.id)
             key = found
-            place = self.position(node)[:2]
+            place = self.place(node)
             if place != key[:2]:
                 uses.setdefault(key, []).append(place)
         for key, call in self.reached:
-            if key in self.findings and (place := self.position(call)[:2]) not in at:
+            if key in self.findings and (place := self.place(call)) not in at:
                 uses.setdefault(key, []).append(place)
         out = []
         for where, finding in sorted(self.findings.items()):
@@ -562,7 +579,7 @@ class FileScan:
             return []
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in self.siblings(method.node):
-            inner = self._scope(fn, method.parent)
+            inner = self.function_scope(fn, method.parent)
             out += [(e, inner) for e in inner.assigned.get(f"{_first(fn)}.{node.attr}", ())]
         return out
 
@@ -594,7 +611,7 @@ class FileScan:
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in self.siblings(method.node):
             if fn.name == e.func.attr:
-                inner = self._scope(fn, method.parent)
+                inner = self.function_scope(fn, method.parent)
                 out += [(value, inner) for value in inner.returns]
                 break  # the first found: the class's own, else the nearest base's
         return out
@@ -615,11 +632,11 @@ class FileScan:
         with the function's own scope."""
         out: list[tuple[ast.expr | None, Scope]] = []
         for fn in where.defined(name):
-            inner = self._scope(fn, where)
+            inner = self.function_scope(fn, where)
             out += [(value, inner) for value in inner.returns]
         return out
 
-    def _scope(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope | None) -> Scope:
+    def function_scope(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, parent: Scope | None) -> Scope:
         """One scope per function reached by members() or returned(), its assignments read once."""
         return self._scopes.get(id(fn)) or self._scopes.setdefault(id(fn), Scope(fn, parent))
 

@@ -103,7 +103,7 @@ def settings(s: FileScan, kept: list[Finding], nccl: frozenset[str], devices: fr
                 out.append(Setting(name, keyword, line, column, rule))
     for name, value in _config_fields(tree) if devices.intersection(at.values()) else ():
         for node in ast.walk(value):  # the cuda string inside: torch.device("cuda:0") if ... else ...
-            where = s.position(node)[:2] if type(node) is ast.Constant else None
+            where = s.place(node) if type(node) is ast.Constant else None
             if where is not None and at.get(where) in devices:
                 out.append(Setting(name, DEVICE, *where, at[where]))
                 break
@@ -114,7 +114,7 @@ def reads(s: FileScan) -> tuple[Read, ...]:
     """Each keyword a setting may be given to (``backend``, a keyword some rule looks for) whose value
     is an attribute (``args.dist_backend``), and each ``init_process_group(args.backend)``: what the
     walk noted (kb.scan.scan)."""
-    return tuple(Read(_read_name(k, v), k, *s.position(v)[:2], *s.position(call)[:2]) for k, v, call in s.setting_reads)
+    return tuple(Read(_read_name(k, v), k, *s.place(v), *s.place(call)) for k, v, call in s.setting_reads)
 
 
 def _read_name(keyword: str, value: ast.Attribute) -> str:
