@@ -144,3 +144,41 @@ def test_a_lazily_loaded_extension_the_tree_builds_is_reported_with_its_calls(tm
     found = [f for f in scan_tree(tmp_path, real, files) if f.rule == "cuda-extension-import"]
     assert [(f.path, f.line) for f in found] == [("raymarching/raymarching.py", 9)]
     assert [line for line, _ in found[0].related] == [25]
+
+
+PPO = """\
+import torch
+import torch.distributed as dist
+
+class A2CBase:
+    def __init__(self, config):
+        dist.init_process_group("nccl")
+        self.ppo_device = config.get('device', 'cuda:0')
+
+    def play_steps(self):
+        return torch.zeros(4, device=self.ppo_device)
+
+class Discrete(A2CBase):
+    def __init__(self, config):
+        A2CBase.__init__(self, config)
+
+    def train_epoch(self):
+        return self.play_steps()
+
+class Own(A2CBase):
+    def play_steps(self):
+        return torch.zeros(4)
+
+    def train_epoch(self):
+        return self.play_steps()
+"""
+
+
+def test_a_method_a_subclass_inherits_or_names_by_its_class_fails_where_it_is_called(real: RuleSet):
+    """rl_games: DiscreteA2CBase calls A2CBase.__init__ (an nccl process group) by its class's name and
+    self.play_steps(), which it inherits and which puts tensors on 'cuda:0'. A subclass with its own
+    play_steps does not fail there."""
+    found = {f.line: f for f in scan_source(PPO, "a2c_common.py", real)}
+    assert 14 in {line for line, _ in found[6].related}
+    assert {line for line, _ in found[7].related} >= {10, 17}
+    assert 24 not in {line for line, _ in found[7].related}

@@ -465,6 +465,8 @@ class Visitor:
             root = func.value.id
             if root in self.s.aliases or root in self.s.relative:  # import ext / from . import ext; ext.gemv(x)
                 self.s.module_calls.setdefault(root, []).append(node)  # runs the module's code
+            elif root[:1].isupper():  # Base.__init__(self, ...): maybe a method of a class of the module
+                self.methods.append((node, scope.node))
         elif type(func) is ast.Attribute and type(func.value) is ast.Call and type(func.value.func) is ast.Name:
             self.s.loaded_calls.setdefault(func.value.func.id, []).append(node)  # get_backend().op(x)
         path, chain = self.s.resolve(func)

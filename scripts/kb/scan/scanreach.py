@@ -3,10 +3,11 @@
 A must-change finding inside a function (``torch.cuda.synchronize()``, a Triton launch, a call of
 ``flash_attn_func`` that a GPU package's import binds) fails only when the function runs, and a
 reader porting the file meets it at the calls: ``barrier()`` in the training loop,
-``get_peak_stats()`` in the logger. Each call of a function of the module by its name, or of a
-method of the same class through ``self``, becomes one of the places of the first such finding in
-the function's body; so does each call of a function that calls one, two calls deep. The finding
-stays the one line to change.
+``get_peak_stats()`` in the logger. Each call of a function of the module by its name, of a method
+of the same class through ``self`` (one it inherits from a class of the module too), or of a method
+of a class of the module by the class's name (``Base.__init__(self, ...)``) becomes one of the
+places of the first such finding in the function's body; so does each call of a function that
+calls one, two calls deep. The finding stays the one line to change.
 """
 
 from __future__ import annotations
@@ -50,14 +51,35 @@ def _first_failure(fn: Function, keys: list[Key], uses: Sequence[tuple[int, Key]
     return found or next((k for line, k in uses if start <= line <= end), None)
 
 
-def _callee(call: ast.Call, owner: ast.ClassDef | None) -> Callee | None:
-    """What a call names: a plain function (``f()``), or a method of the class it sits in (``self.f()``)."""
+def _callee(call: ast.Call, owner: ast.ClassDef | None, classes: dict[str, ast.ClassDef]) -> Callee | None:
+    """What a call names: a plain function (``f()``), a method of the class it sits in (``self.f()``),
+    or a method of a class of the module named (``Base.__init__(self, ...)``)."""
     func = call.func
     if isinstance(func, ast.Name):
         return func.id, None
-    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
-        return (func.attr, owner) if owner is not None else None
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        if func.value.id in ("self", "cls"):
+            return (func.attr, owner) if owner is not None else None
+        if func.value.id in classes:
+            return func.attr, classes[func.value.id]
     return None
+
+
+def _inherited(classes: list[ast.ClassDef], failing: dict[tuple[str, ast.ClassDef | None], Key]) -> None:
+    """A method a class inherits from a base of the module (``self.play_steps()`` in a subclass) fails
+    as the base's does, unless the class defines its own."""
+    named = {cls.name: cls for cls in classes}
+    for cls in classes:
+        own = {m.name for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        seen, todo = {cls.name}, [cls]
+        while todo:
+            for base in todo.pop().bases:
+                if type(base) is ast.Name and base.id in named and base.id not in seen:
+                    seen.add(base.id)
+                    todo.append(named[base.id])
+                    for (name, owner), key in list(failing.items()):
+                        if owner is named[base.id] and name not in own:
+                            failing.setdefault((name, cls), key)
 
 
 def reached(
@@ -87,11 +109,13 @@ def reached(
     owners = {id(fn): owner for fn, owner in functions}
     classes = [st for st in tree.body if isinstance(st, ast.ClassDef)]
     # each call with what it calls: its callee, or a function handed to it to run (a callback, a thread's target)
-    named = [(call, where, _callee(call, owners.get(id(where)))) for call, where in calls]
+    by_name = {cls.name: cls for cls in classes}
+    named = [(call, where, _callee(call, owners.get(id(where)), by_name)) for call, where in calls]
     named += [(call, where, callee) for call, where, arg in handed if (callee := _handed(arg, where, owners))]
     out: dict[int, Reached] = {}
     for _ in range(_DEPTH):
         _constructors(classes, failing)
+        _inherited(classes, failing)
         grew = False
         for call, where, callee in named:
             key = failing.get(callee) if callee is not None else None
