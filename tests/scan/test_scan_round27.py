@@ -182,3 +182,20 @@ def test_a_method_a_subclass_inherits_or_names_by_its_class_fails_where_it_is_ca
     assert 14 in {line for line, _ in found[6].related}
     assert {line for line, _ in found[7].related} >= {10, 17}
     assert 24 not in {line for line, _ in found[7].related}
+
+
+def test_a_rank_passed_where_the_callee_puts_work_is_a_device_index(tmp_path: Path, real: RuleSet):
+    """direct-preference-optimization: the trainer hands self.rank to utils' slice_and_move(batch, rank,
+    device), whose body moves each tensor .to(device); in the same file, step(batch, self.rank) does too.
+    A rank handed to a parameter used as a rank is not a device."""
+    files = {
+        "utils.py": "def slice_and_move(batch, rank, device):\n    return {k: v.to(device) for k, v in batch.items()}\n",
+        "trainers.py": "from utils import slice_and_move\n\nclass Trainer:\n    def __init__(self, rank):\n"
+        "        self.rank = rank\n\n    def step(self, batch, device):\n        return batch.to(device)\n\n"
+        "    def train(self, batch):\n        local = slice_and_move(batch, self.rank, self.rank)\n"
+        "        return self.step(batch, self.rank)\n",
+    }
+    found = [f for f in scan_tree(tmp_path, real, files) if f.rule == "rank-device-index"]
+    assert [(f.path, f.line, f.column) for f in found] == [("trainers.py", 11, 50), ("trainers.py", 12, 33)]
+    assert [(p, line) for p, line, _ in found[0].elsewhere] == [("utils.py", 2)]
+    assert [line for line, _ in found[1].related] == [8]

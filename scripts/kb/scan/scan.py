@@ -326,6 +326,9 @@ class Visitor:
             for arg, scope, via in self.arguments(function, name):
                 v = s.values(arg, scope)
                 self.device_uses(use, None, v)
+                if not v.known and ranky(arg):  # step(batch, self.rank) into def step(batch, device): .to(device)
+                    for rule in s.rules.detectors.get("rank-device-index", ()):
+                        s.use(arg, use, rule)
                 for at in (arg, *via):  # and each call that hands it on (unless a device place already)
                     if id(at) not in self.placed:
                         self.device_uses(at, None, v)
@@ -461,6 +464,7 @@ class Visitor:
         elif type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in ("self", "cls"):
             self.methods.append((node, scope.node))
             self.s.self_calls.setdefault(func.attr, []).append(node)
+            self.s.method_calls.setdefault(func.attr, []).append((node, scope))
         elif type(func) is ast.Attribute and type(func.value) is ast.Name:
             root = func.value.id
             if root in self.s.aliases or root in self.s.relative:  # import ext / from . import ext; ext.gemv(x)
@@ -1456,7 +1460,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
     exports = _exports(s)
     passed: list[Passed] = []
     written = any(rule in s.rules.device_ids for _, _, rule in s.findings)  # a device value is written here
-    for call, scope, path in s.outgoing if written else ():
+    for call, scope, path in s.outgoing if written or "rank" in s.text else ():
         where, exact, function = _callee(s, call, path)
         if scanned is not None and where not in scanned:
             continue  # no scanned file: join() would drop what it is passed
@@ -1466,6 +1470,9 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         given += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
         for position, keyword, expr in given:
             v = s.values(expr, scope)
+            if not v.known and ranky(expr):  # a rank handed to another file's function: a device there, maybe
+                rank = s.position(expr)
+                passed.append(Passed(where, exact, function, position, keyword, rank[:2], None, rank[2]))
             for value, origin in zip(v.known, v.origins, strict=True):
                 if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
                     # the argument that hands it over, unless the value itself or a device= (a place already)

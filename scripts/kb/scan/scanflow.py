@@ -36,6 +36,7 @@ CUDA_ONLY_RULES = frozenset(
 )
 # of those, the ones that make the module CUDA code itself (a kernel library), not a module that imports a GPU package
 LIBRARY_RULES = frozenset({"cuda-sources", "cuda-extension-import"})
+RANK_RULE: Detector = "rank-device-index"
 LOCAL_MODULE: Detector = "local-cuda-module"  # the detector that reports an import of such a module of the scanned tree
 
 
@@ -61,6 +62,7 @@ class Passed(NamedTuple):
     keyword: str | None
     origin: tuple[int, int]
     at: tuple[int, int] | None = None  # the argument that passes it, when it is not the origin itself
+    rank: str = ""  # the source of a rank passed (``self.rank``): a finding where the callee puts work on it
 
 
 class Returned(NamedTuple):
@@ -379,6 +381,7 @@ def join(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Fi
         return inside[0] if len(inside) == 1 else None
 
     extra: dict[tuple[str, int, int], set[tuple[str, int, int]]] = {}
+    ranks: dict[tuple[str, int, int], str] = {}  # a rank passed where the callee puts work: its source
     for fl in flows:
         for p in fl.passed:
             if (there := file_of(tails, fl.path, p.module, p.exact)) is None:
@@ -386,6 +389,8 @@ def join(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Fi
             for e in exports.get((there, p.function), ()):
                 if (e.param == p.keyword) if p.keyword is not None else (p.position == e.position >= 0):
                     extra.setdefault((fl.path, *p.origin), set()).add((there, e.line, e.column))
+                    if p.rank:
+                        ranks[(fl.path, *p.origin)] = p.rank
                     if p.at is not None:  # the call that hands it over: a related place in this file
                         extra[(fl.path, *p.origin)].add((fl.path, *p.at))
         for c in fl.calls:
@@ -393,7 +398,23 @@ def join(findings: list[Finding], flows: list[Flows], rules: RuleSet) -> list[Fi
                 for r in returns.get((there, c.function), ()):
                     extra.setdefault((there, r.line, r.column), set()).add((fl.path, c.line, c.column))
     reach = _reached_elsewhere(flows, tails)
+    findings = sorted(findings + _passed_ranks(findings, ranks, rules)) if ranks else findings
     return _with_places(findings, extra, reach, rules.device_ids) if extra or reach else findings
+
+
+def _passed_ranks(findings: list[Finding], ranks: dict[tuple[str, int, int], str], rules: RuleSet) -> list[Finding]:
+    """A finding (``rank-device-index``) at each rank passed to another file's function that puts work
+    on what it is given (``slice_and_move(batch, self.rank)`` into ``.to(device)``): the index every
+    TorchTPU process but the first does not own. Its places there are added by ``_with_places``."""
+    rule = next(iter(rules.detectors.get(RANK_RULE, ())), None)
+    taken = {(f.path, f.line, f.column) for f in findings}
+    if rule is None:
+        return []
+    return [
+        Finding(*at, rule.id, rule.code, rule.severity, code, rule.message, rule.suggestion, rule.link, "followed")
+        for at, code in sorted(ranks.items())
+        if at not in taken
+    ]
 
 
 def _with_places(

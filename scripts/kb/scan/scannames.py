@@ -259,6 +259,7 @@ class FileScan:
     # self.attr = Name(...) (either branch of a conditional): attr -> the names; and each self.attr(...) call
     instances: dict[str, list[str]] = field(default_factory=dict)
     self_calls: dict[str, list[ast.Call]] = field(default_factory=dict)
+    method_calls: dict[str, list[tuple[ast.Call, Scope]]] = field(default_factory=dict)  # the same, with scopes
     # the CUDA extensions it imports (kb.scan.scanext): (bound name, line) -> module
     extensions: dict[tuple[str, int], str] = field(default_factory=dict)
     wrappers: tuple[str, ...] = ()  # the module's names that call an extension (kb.scan.scanext.extension_wrappers)
@@ -471,17 +472,20 @@ class FileScan:
 
     def passed(self, function: Scope, name: str) -> list[tuple[ast.expr, Scope]]:
         """What this file's calls of ``function`` by its plain name pass as its parameter ``name``; for
-        a class's ``__init__``, what the calls of the class by its name pass (after ``self``)."""
+        a class's ``__init__``, what the calls of the class by its name pass (after ``self``); for
+        another method, what its calls through ``self`` pass (``self.step(batch, self.rank)``)."""
         fn = function.node
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return []
         plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         at = plain.index(name) if name in plain else -1
-        callee = fn.name
-        if callee == "__init__" and (cls := self.owner(fn)) is not None:
-            callee, at = cls.name, at - 1 if at > 0 else -1
+        callee, calls = fn.name, self.calls.get(fn.name, [])
+        if (cls := self.owner(fn)) is not None and not _static(fn):
+            at = at - 1 if at > 0 else -1  # after self
+            callee, calls = (cls.name, self.calls.get(cls.name, [])) if callee == "__init__" else (callee, [])
+            calls = calls + self.method_calls.get(fn.name, []) if fn.name != "__init__" else calls
         out = []
-        for call, scope in self.calls.get(callee, ()):
+        for call, scope in calls:
             if any(isinstance(a, ast.Starred) for a in call.args[: at + 1]):
                 continue  # *args: which one lands there is unknown
             given = [k.value for k in call.keywords if k.arg == name]
@@ -699,6 +703,11 @@ class FileScan:
                 if e is not None and self.is_mask(e, s, depth + 1)[0]:
                     return True, True
         return False, False
+
+
+def _static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A ``@staticmethod``: its first parameter is no ``self``."""
+    return any(type(d) is ast.Name and d.id == "staticmethod" for d in fn.decorator_list)
 
 
 def _method_of(receiver: ast.expr, scope: Scope) -> Scope | None:
