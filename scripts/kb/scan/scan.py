@@ -326,7 +326,7 @@ class Visitor:
             for arg, scope, via in self.arguments(function, name):
                 v = s.values(arg, scope)
                 self.device_uses(use, None, v)
-                if not v.known and ranky(arg):  # step(batch, self.rank) into def step(batch, device): .to(device)
+                if ranky(arg) and not _devices(v):  # step(batch, self.rank) into def step(batch, device): .to(device)
                     for rule in s.rules.detectors.get("rank-device-index", ()):
                         s.use(arg, use, rule)
                 for at in (arg, *via):  # and each call that hands it on (unless a device place already)
@@ -1470,7 +1470,7 @@ def file_flows(s: FileScan, kept: list[Finding] | None = None, scanned: Scanned 
         given += [(-1, k.arg, k.value) for k in call.keywords if k.arg]
         for position, keyword, expr in given:
             v = s.values(expr, scope)
-            if not v.known and ranky(expr):  # a rank handed to another file's function: a device there, maybe
+            if ranky(expr) and not _devices(v):  # a rank handed to another file's function: a device there, maybe
                 rank = s.position(expr)
                 passed.append(Passed(where, exact, function, position, keyword, rank[:2], None, rank[2]))
             for value, origin in zip(v.known, v.origins, strict=True):
@@ -1669,6 +1669,12 @@ def _returns(s: FileScan) -> list[Returned]:
                     if is_cuda(value) or value in (RANK_FORMATTED, RANK_INDEX):
                         out.append(Returned(st.name, *s.place(origin)))
     return out
+
+
+def _devices(v: Values) -> bool:
+    """Whether a value may be a device written as one (a ``cuda`` string, a device built from the
+    rank): a rank that may hold an int default (``rank=0``) is none."""
+    return any(is_cuda(x) or x in (RANK_FORMATTED, RANK_INDEX) for x in v.known)
 
 
 def _class_attributes(s: FileScan) -> list[Returned]:
