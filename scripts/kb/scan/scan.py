@@ -1404,7 +1404,7 @@ def _guarded_imports(s: FileScan, plain: tuple[Imported, ...]) -> tuple[Imported
         if type(st) is ast.Try and not any(isinstance(x, _IMPORTS) for h in st.handlers for x in h.body)
         for x in st.body
     }
-    guarded = [st for st in guarded if (st.lineno, st.col_offset + 1) not in taken and id(st) not in optional]
+    guarded = [st for st in guarded if id(st) not in optional]
     if not guarded:
         return ()
     returns = [st.lineno for st, _ in every if type(st) is ast.Return and type(st.value) is ast.Name]

@@ -479,11 +479,10 @@ class FileScan:
             return []
         plain = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         at = plain.index(name) if name in plain else -1
-        callee, calls = fn.name, self.calls.get(fn.name, [])
+        calls = self.calls.get(fn.name, [])
         if (cls := self.owner(fn)) is not None and not _static(fn):
             at = at - 1 if at > 0 else -1  # after self
-            callee, calls = (cls.name, self.calls.get(cls.name, [])) if callee == "__init__" else (callee, [])
-            calls = calls + self.method_calls.get(fn.name, []) if fn.name != "__init__" else calls
+            calls = self.calls.get(cls.name, []) if fn.name == "__init__" else self.method_calls.get(fn.name, [])
         out = []
         for call, scope in calls:
             if any(isinstance(a, ast.Starred) for a in call.args[: at + 1]):
