@@ -199,3 +199,30 @@ def test_a_rank_passed_where_the_callee_puts_work_is_a_device_index(tmp_path: Pa
     assert [(f.path, f.line, f.column) for f in found] == [("trainers.py", 11, 50), ("trainers.py", 12, 33)]
     assert [(p, line) for p, line, _ in found[0].elsewhere] == [("utils.py", 2)]
     assert [line for line, _ in found[1].related] == [8]
+
+
+TIMER = """\
+import time
+import torch
+
+class Timer:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        torch.cuda.synchronize()
+        self.start = time.perf_counter()
+
+    def __exit__(self, *exc):
+        print(self.name, time.perf_counter() - self.start)
+
+def sort_tokens(keys):
+    with Timer("sort"):
+        return sorted(keys)
+"""
+
+
+def test_a_context_manager_that_fails_on_entry_fails_where_it_is_used(real: RuleSet):
+    """EAGLE: Timer's __enter__ synchronizes CUDA; each `with Timer(...)` runs it."""
+    found = {f.line: f for f in scan_source(TIMER, "utils.py", real)}
+    assert found[9].rule == "cuda-synchronize" and [line for line, _ in found[9].related] == [16]

@@ -16,6 +16,7 @@ import ast
 from typing import Iterator, NamedTuple, Sequence
 
 Function = ast.FunctionDef | ast.AsyncFunctionDef
+_MADE = ("__init__", "__post_init__", "__enter__", "__exit__")  # run when the class is made, or used in a with
 _DEPTH = 3  # a function that calls a function that calls one: how many calls away a failure is followed
 
 
@@ -139,9 +140,10 @@ def reached(
 
 
 def _constructors(classes: list[ast.ClassDef], failing: dict[tuple[str, ast.ClassDef | None], Key]) -> None:
-    """A class whose ``__init__`` fails fails where it is made: ``CifarLoader(...)`` is a call of it."""
+    """A class whose ``__init__`` fails fails where it is made: ``CifarLoader(...)`` is a call of it;
+    so does a context manager whose ``__enter__`` or ``__exit__`` fails (``with Timer("sort"):``)."""
     for cls in classes:
-        key = failing.get(("__init__", cls)) or failing.get(("__post_init__", cls))
+        key = next((k for m in _MADE if (k := failing.get((m, cls))) is not None), None)
         if key is not None:
             failing.setdefault((cls.name, None), key)
 
