@@ -97,6 +97,7 @@ from .scannames import (
     argparse_options,
     builds_cuda,
     is_cuda,
+    method_of,
     plain_fstring,
     rank_expr,
     rank_fstring,
@@ -1570,19 +1571,25 @@ def _device_calls(s: FileScan, scanned: Scanned = None) -> tuple[DeviceCall, ...
             receiver = receiver.func
         if not isinstance(receiver, ast.Name):
             continue
-        name = receiver.id
-        if name in s.relative:
-            level, module, imported = s.relative[name]
-            where, exact = relative(s.shown, level, module), True
-        elif "." in s.aliases.get(name, ""):
-            *parts, imported = s.aliases[name].split(".")
-            where, exact = tuple(parts), False
-        else:
+        if (found := _imported_from(s, receiver.id)) is None:
             continue
+        where, exact, imported = found
         if scanned is None or where in scanned:
             line, column = s.place(call)
             out.append(DeviceCall(where, exact, imported, line, column, s.line(line).strip()))
     return tuple(out)
+
+
+def _imported_from(s: FileScan, name: str) -> tuple[tuple[str, ...], bool, str] | None:
+    """The module a from-import of ``name`` names (as path parts; exact for a relative import) and
+    the name it imports there; None when no from-import binds it."""
+    if name in s.relative:
+        level, module, imported = s.relative[name]
+        return relative(s.shown, level, module), True, imported
+    if "." in s.aliases.get(name, ""):
+        *parts, imported = s.aliases[name].split(".")
+        return tuple(parts), False, imported
+    return None
 
 
 def _bound(s: FileScan, scanned: Scanned = None) -> tuple[Bound, ...]:
@@ -1705,21 +1712,12 @@ def _inherited(s: FileScan, scanned: Scanned = None) -> list[Called]:
     attribute of each base class the file imports from another module: ``Called`` of ``Base.attr``."""
     out = []
     for use, expr, scope in s.inherited_uses:
-        method: Scope | None = scope
-        while method is not None and not isinstance(method.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            method = method.parent
+        method = method_of(expr.value, scope)
         cls = s.owner(method.node) if method is not None else None
         for base in cls.bases if cls is not None else ():
-            if type(base) is not ast.Name:
+            if type(base) is not ast.Name or (found := _imported_from(s, base.id)) is None:
                 continue
-            if base.id in s.relative:
-                level, module_name, imported = s.relative[base.id]
-                where, exact = relative(s.shown, level, module_name), True
-            elif "." in s.aliases.get(base.id, ""):
-                *parts, imported = s.aliases[base.id].split(".")
-                where, exact = tuple(parts), False
-            else:
-                continue
+            where, exact, imported = found
             if scanned is None or where in scanned:
                 out.append(Called(where, exact, f"{imported}.{expr.attr}", *s.place(use)))
     return out

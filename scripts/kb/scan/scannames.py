@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple, Union
 
+from .scanreach import module_bases
 from .scanrules import RuleSet, ScanRule
 
 if TYPE_CHECKING:
@@ -577,7 +578,7 @@ class FileScan:
         """What ``self.attr`` is set to in the methods of the class whose method reads it (``self``
         being that method's first parameter), or of its bases in this module: ``self.device = ...``
         in ``__init__``, read in ``run``."""
-        method = _method_of(node.value, scope)
+        method = method_of(node.value, scope)
         if method is None:
             return []
         out: list[tuple[ast.expr | None, Scope]] = []
@@ -593,22 +594,16 @@ class FileScan:
         found = self._owners().get(id(method))
         if found is None:
             return []
-        classes = {cls.name: (cls, fns) for cls, fns in self._owners().values()}
-        out, seen, todo = list(found[1]), {found[0].name}, [found[0]]
-        while todo:
-            for base in todo.pop().bases:
-                if type(base) is ast.Name and base.id not in seen and base.id in classes:
-                    seen.add(base.id)
-                    out += classes[base.id][1]
-                    todo.append(classes[base.id][0])
-        return out
+        methods = {id(cls): fns for cls, fns in self._owners().values()}
+        named = {cls.name: cls for cls, _ in self._owners().values()}
+        return found[1] + [fn for base in module_bases(found[0], named) for fn in methods[id(base)]]
 
     def self_returned(self, e: ast.expr, scope: Scope) -> list[tuple[ast.expr | None, Scope]]:
         """What ``self.pick()`` may return: the returns of the method of that name in the class of the
         method that calls it (or a base this module defines)."""
         if type(e) is not ast.Call or type(e.func) is not ast.Attribute:
             return []
-        method = _method_of(e.func.value, scope)
+        method = method_of(e.func.value, scope)
         if method is None:
             return []
         out: list[tuple[ast.expr | None, Scope]] = []
@@ -709,7 +704,7 @@ def _static(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return any(type(d) is ast.Name and d.id == "staticmethod" for d in fn.decorator_list)
 
 
-def _method_of(receiver: ast.expr, scope: Scope) -> Scope | None:
+def method_of(receiver: ast.expr, scope: Scope) -> Scope | None:
     """The method whose first parameter ``receiver`` is (``self`` read inside it); None if it isn't."""
     method: Scope | None = scope
     while method is not None and not isinstance(method.node, _FUNCS):

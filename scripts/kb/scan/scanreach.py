@@ -72,15 +72,24 @@ def _inherited(classes: list[ast.ClassDef], failing: dict[tuple[str, ast.ClassDe
     named = {cls.name: cls for cls in classes}
     for cls in classes:
         own = {m.name for m in cls.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        seen, todo = {cls.name}, [cls]
-        while todo:
-            for base in todo.pop().bases:
-                if type(base) is ast.Name and base.id in named and base.id not in seen:
-                    seen.add(base.id)
-                    todo.append(named[base.id])
-                    for (name, owner), key in list(failing.items()):
-                        if owner is named[base.id] and name not in own:
-                            failing.setdefault((name, cls), key)
+        for base in module_bases(cls, named):
+            for (name, owner), key in list(failing.items()):
+                if owner is base and name not in own:
+                    failing.setdefault((name, cls), key)
+
+
+def module_bases(cls: ast.ClassDef, named: dict[str, ast.ClassDef]) -> list[ast.ClassDef]:
+    """The bases of ``cls`` among ``named`` (the module's classes by name), theirs in turn, nearest
+    first: ``class Continuous(A2CBase)`` -> [A2CBase]."""
+    out: list[ast.ClassDef] = []
+    seen, todo = {cls.name}, [cls]
+    while todo:
+        for base in todo.pop(0).bases:
+            if type(base) is ast.Name and base.id in named and base.id not in seen:
+                seen.add(base.id)
+                out.append(named[base.id])
+                todo.append(named[base.id])
+    return out
 
 
 def reached(

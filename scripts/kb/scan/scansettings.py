@@ -24,7 +24,7 @@ import ast
 from typing import NamedTuple
 
 from .scannames import FileScan, Finding
-from .scanstmts import statements
+from .scanstmts import FUNCS, statements
 
 BACKEND = "backend"  # the keyword a "nccl" default is given to (init_process_group, new_group)
 DEVICE = "device"  # where work is put: x.to(config.device), torch.zeros(n, device=config.device)
@@ -70,13 +70,10 @@ def _defaults(tree: ast.Module, s: FileScan) -> list[tuple[str, ast.expr]]:
     return out
 
 
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
 def _config_fields(tree: ast.Module) -> list[tuple[str, ast.expr]]:
     """(object.name, value) of each ``object.name = value`` in a module-level function (not ``self``)."""
     out = []
-    spans = [(st.lineno, st.end_lineno or st.lineno) for st in tree.body if isinstance(st, _FUNCS)]
+    spans = [(st.lineno, st.end_lineno or st.lineno) for st in tree.body if isinstance(st, FUNCS)]
     for st, _ in statements(tree) if spans else ():
         if type(st) is ast.Assign and len(st.targets) == 1 and type(t := st.targets[0]) is ast.Attribute:
             if type(t.value) is ast.Name and t.value.id not in ("self", "cls"):

@@ -12,7 +12,7 @@ from typing import Iterator
 
 Placed = tuple[ast.stmt, tuple[int, int]]  # a statement, the lines of the innermost function it is in
 INNER = ("body", "orelse", "finalbody", "handlers", "cases")
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def statements(tree: ast.Module) -> list[Placed]:
@@ -30,7 +30,7 @@ def _walk(tree: ast.Module) -> Iterator[Placed]:
         node, span = stack.pop()
         if isinstance(node, ast.stmt):
             yield node, span
-            if isinstance(node, _FUNCS):
+            if isinstance(node, FUNCS):
                 span = (node.lineno, node.end_lineno or node.lineno)
         for field in INNER:
             stack += [(inner, span) for inner in reversed(getattr(node, field, ()))]
